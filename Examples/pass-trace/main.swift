@@ -1,0 +1,13 @@
+import RunLoopKit
+
+// Prints the activity sequence of a short run on the real (libev) loop: a one-shot timer,
+// a block, and an observer of every activity.
+let loop = EVRunLoop.current
+let trace = EVRunLoop.Trace()
+loop.trace = trace
+loop.add(EVObserver(activities: .allActivities, label: "observer") { _, _ in }, forMode: .default)
+loop.add(EVTimer(interval: 0.05, repeats: false, label: "once") { _ in }, forMode: .default)
+loop.perform(label: "hello") { }
+let result = loop.run(mode: .default, for: .seconds(1))
+for line in trace.lines { print(line) }
+print("result:", result)

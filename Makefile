@@ -1,0 +1,39 @@
+# RunLoopKit — set-up and common tasks. `make demo` and `make test` install libev-dev
+# (Debian's package) when <ev.h> is missing, then build.
+
+SWIFT ?= swift
+EV_HEADER ?= /usr/include/ev.h
+
+.PHONY: demo test build bench deps clean
+
+# Installs libev-dev when its header is missing (root on Debian/Ubuntu; sudo if present).
+deps:
+	@if [ ! -f "$(EV_HEADER)" ]; then \
+		echo "RunLoopKit: <ev.h> missing, installing libev-dev"; \
+		SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO="sudo"; \
+		$$SUDO apt-get update && $$SUDO apt-get install -y libev-dev; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+# The main demo: the aligned clock comparing three strategies, when that example exists;
+# until then the activity trace of a short real run.
+demo: deps
+	@if [ -d Examples/aligned-clock ]; then \
+		$(SWIFT) run aligned-clock --compare --duration 10; \
+	else \
+		$(SWIFT) run pass-trace; \
+	fi
+
+test: deps
+	$(SWIFT) build --build-tests 2>&1 | tee .build-log.txt
+	@if grep -q "warning:" .build-log.txt; then echo "RunLoopKit: build has warnings" >&2; rm -f .build-log.txt; exit 1; fi
+	@rm -f .build-log.txt
+	$(SWIFT) test --skip-build
+
+bench: deps
+	$(SWIFT) run -c release loop-bench --write BENCHMARKS.md
+
+clean:
+	rm -rf .build

@@ -1,0 +1,38 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "RunLoopKit",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "RunLoopKit", targets: ["RunLoopKit"]),
+    ],
+    dependencies: [
+        // Example and benchmark command lines.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Property tests of the timer queue under virtual time.
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        // libev's module map plus the C shim for its watcher macros and timerfd.
+        .target(name: "CLibev"),
+        .target(
+            name: "RunLoopKit",
+            dependencies: ["CLibev"]
+        ),
+        // A tiny program that prints the activity sequence of a short real run.
+        .executableTarget(
+            name: "pass-trace",
+            dependencies: ["RunLoopKit"],
+            path: "Examples/pass-trace"
+        ),
+        .testTarget(
+            name: "RunLoopKitTests",
+            dependencies: [
+                "RunLoopKit",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,53 @@
+// CLibev: the C side of RunLoopKit's libev backend.
+//
+// libev's watcher set-up is a family of macros (ev_io_init, ev_async_init, ...)
+// that Swift cannot call. Each clibev_* function below wraps exactly one of them,
+// plus the few Linux calls (timerfd, the main thread) whose headers Swift's Glibc module
+// does not cover on every distribution.
+#ifndef CLIBEV_H
+#define CLIBEV_H
+
+#include <ev.h>
+#include <pthread.h>
+#include <stdint.h>
+
+/// Callback type shared by every watcher: `revents` are libev's EV_* bits.
+typedef void (*clibev_callback)(struct ev_loop *loop, void *watcher, int revents);
+
+/// `ev_io_init(w, cb, fd, events)`.
+void clibev_io_init(ev_io *w, clibev_callback cb, int fd, int events);
+/// `ev_async_init(w, cb)`.
+void clibev_async_init(ev_async *w, clibev_callback cb);
+/// `ev_signal_init(w, cb, signum)`.
+void clibev_signal_init(ev_signal *w, clibev_callback cb, int signum);
+/// `ev_set_userdata` / `ev_userdata` are functions already; these name the watcher's `data` field.
+void clibev_watcher_set_data(void *w, void *data);
+void *clibev_watcher_data(void *w);
+/// `ev_is_active(w)`.
+int clibev_is_active(void *w);
+
+/// Sizes of libev's watcher structs, so Swift can allocate them.
+size_t clibev_io_size(void);
+size_t clibev_async_size(void);
+size_t clibev_signal_size(void);
+
+/// `timerfd_create(CLOCK_MONOTONIC or CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC)`.
+/// Returns the fd, or -1 with errno set.
+int clibev_timerfd_create(int realtime);
+/// `timerfd_settime` with `TFD_TIMER_ABSTIME` (plus `TFD_TIMER_CANCEL_ON_SET` when
+/// `cancel_on_set` is nonzero) to fire once at `deadline_ns` on the fd's clock;
+/// `deadline_ns < 0` disarms. Returns 0, or -1 with errno set.
+int clibev_timerfd_arm(int fd, int64_t deadline_ns, int cancel_on_set);
+/// Reads the expiration count. Returns 1 if it expired, 0 if not yet (EAGAIN),
+/// -2 if the realtime clock was set (ECANCELED), -1 with errno set otherwise.
+int clibev_timerfd_consume(int fd);
+
+/// `clock_gettime(CLOCK_MONOTONIC)` in nanoseconds.
+int64_t clibev_monotonic_ns(void);
+/// `clock_gettime(CLOCK_REALTIME)` in nanoseconds since 1970.
+int64_t clibev_realtime_ns(void);
+/// The process's main thread, recorded by a constructor before `main` runs (CF records
+/// `_CFMainPThread` the same way).
+pthread_t clibev_main_thread(void);
+
+#endif

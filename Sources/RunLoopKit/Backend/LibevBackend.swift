@@ -1,0 +1,196 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+internal import CLibev
+import Glibc
+
+/// The real backend: one libev loop (`ev_loop_new`) per ``EVRunLoop``.
+///
+/// - Deadlines: a `CLOCK_MONOTONIC` timerfd armed at the absolute deadline, watched by an
+///   `ev_io`. libev's own timers ride on `epoll_wait`'s millisecond timeout and land up to
+///   ~1 ms late; the timerfd is an hrtimer, so the wake lands within tens of microseconds.
+/// - Wakes from other threads: an `ev_async` (`ev_async_send` is never lost).
+/// - Wall-clock changes: a `CLOCK_REALTIME` timerfd with `TFD_TIMER_CANCEL_ON_SET`, whose
+///   read fails with `ECANCELED` when the clock is set.
+/// - Descriptors and signals: one `ev_io` / `ev_signal` per watched source.
+///
+/// Callbacks only record what happened; the core runs every callout after `ev_run` returns.
+final class LibevBackend: Backend, @unchecked Sendable {
+    // Safe to share: every member is used only on the loop's thread, except `async`, which
+    // is only passed to `ev_async_send`, libev's one thread-safe call.
+    private let loop: OpaquePointer
+    private let async: UnsafeMutablePointer<ev_async>
+    private let deadline: Watcher
+    private let wallClock: Watcher
+    private var armedDeadline: Int64 = -1
+    private var descriptors: [ObjectIdentifier: Watcher] = [:]
+    private var signals: [ObjectIdentifier: Watcher] = [:]
+    /// The sink of the wait in progress; nil outside `wait`.
+    private(set) var events: (any BackendEvents)?
+
+    init() throws(EVRunLoop.Error) {
+        guard let loop = ev_loop_new(UInt32(EVFLAG_AUTO)) else {
+            throw EVRunLoop.Error(call: "ev_loop_new", errno: Glibc.errno)
+        }
+        self.loop = loop
+        async = .allocate(capacity: 1)
+        clibev_async_init(async) { _, _, _ in }
+        ev_async_start(loop, async)
+
+        let deadlineFD = clibev_timerfd_create(0)
+        let wallFD = clibev_timerfd_create(1)
+        guard deadlineFD >= 0, wallFD >= 0 else {
+            throw EVRunLoop.Error(call: "timerfd_create", errno: Glibc.errno)
+        }
+        deadline = Watcher(io: deadlineFD, writing: false, token: nil)
+        wallClock = Watcher(io: wallFD, writing: false, token: nil)
+        deadline.start(on: loop, owner: self) { backend, _ in
+            _ = clibev_timerfd_consume(backend.deadline.fd)
+            backend.armedDeadline = -1
+        }
+        wallClock.start(on: loop, owner: self) { backend, _ in
+            if clibev_timerfd_consume(backend.wallClock.fd) == -2 {
+                backend.events?.wallClockChanged()
+            }
+            backend.armWallClockWatch()
+        }
+        armWallClockWatch()
+    }
+
+    deinit {
+        for watcher in descriptors.values { watcher.stop(on: loop) }
+        for watcher in signals.values { watcher.stop(on: loop) }
+        deadline.stop(on: loop)
+        wallClock.stop(on: loop)
+        close(deadline.fd)
+        close(wallClock.fd)
+        ev_async_stop(loop, async)
+        async.deallocate()
+        ev_loop_destroy(loop)
+    }
+
+    func now() -> EVRunLoop.Instant { EVRunLoop.Instant(nanoseconds: clibev_monotonic_ns()) }
+
+    func wallNow() -> Date { EVVirtualClock.date(nanoseconds: clibev_realtime_ns()) }
+
+    func wait(until deadlineInstant: EVRunLoop.Instant, events: any BackendEvents) {
+        self.events = events
+        defer { self.events = nil }
+        let target = deadlineInstant.nanoseconds
+        if target <= clibev_monotonic_ns() {
+            ev_run(loop, Int32(EVRUN_NOWAIT))
+            return
+        }
+        let wanted: Int64 = target == .max ? -1 : target
+        if wanted != armedDeadline {
+            _ = clibev_timerfd_arm(deadline.fd, wanted, 0)
+            armedDeadline = wanted
+        }
+        ev_run(loop, Int32(EVRUN_ONCE))
+    }
+
+    func wakeUp() { ev_async_send(loop, async) }
+
+    var watchesKernelEvents: Bool { true }
+
+    /// The process's main thread (recorded before `main` by the C shim).
+    static var mainThread: pthread_t { clibev_main_thread() }
+
+    func watch(fd: Int32, writing: Bool, token: ObjectIdentifier) {
+        let watcher = Watcher(io: fd, writing: writing, token: token)
+        watcher.start(on: loop, owner: self) { backend, token in
+            backend.events?.descriptorReady(token!)
+        }
+        descriptors[token] = watcher
+    }
+
+    func unwatch(fd token: ObjectIdentifier) {
+        descriptors.removeValue(forKey: token)?.stop(on: loop)
+    }
+
+    func watch(signal: Int32, token: ObjectIdentifier) {
+        let watcher = Watcher(signal: signal, token: token)
+        watcher.start(on: loop, owner: self) { backend, token in
+            backend.events?.signalArrived(token!)
+        }
+        signals[token] = watcher
+    }
+
+    func unwatch(signal token: ObjectIdentifier) {
+        signals.removeValue(forKey: token)?.stop(on: loop)
+    }
+
+    /// Arms the realtime timerfd far in the future, only so that a clock set cancels it.
+    private func armWallClockWatch() {
+        let yearAhead = clibev_realtime_ns() + 365 * 86_400 * 1_000_000_000
+        _ = clibev_timerfd_arm(wallClock.fd, yearAhead, 1)
+    }
+}
+
+/// One libev watcher (`ev_io` or `ev_signal`) and the Swift closure it reports to.
+private final class Watcher {
+    typealias Handler = (LibevBackend, ObjectIdentifier?) -> Void
+
+    private enum Kind { case io, signal }
+    private let kind: Kind
+    private let raw: UnsafeMutableRawPointer
+    let fd: Int32
+    private let signal: Int32
+    private let writing: Bool
+    private let token: ObjectIdentifier?
+    private var handler: Handler?
+    private unowned(unsafe) var owner: LibevBackend?
+
+    init(io fd: Int32, writing: Bool, token: ObjectIdentifier?) {
+        kind = .io
+        raw = .allocate(byteCount: clibev_io_size(), alignment: 16)
+        self.fd = fd
+        self.signal = 0
+        self.writing = writing
+        self.token = token
+    }
+
+    init(signal: Int32, token: ObjectIdentifier) {
+        kind = .signal
+        raw = .allocate(byteCount: clibev_signal_size(), alignment: 16)
+        self.fd = -1
+        self.signal = signal
+        self.writing = false
+        self.token = token
+    }
+
+    deinit { raw.deallocate() }
+
+    /// `ev_io_init` + `ev_io_start`, or `ev_signal_init` + `ev_signal_start`.
+    func start(on loop: OpaquePointer, owner: LibevBackend, handler: @escaping Handler) {
+        self.owner = owner
+        self.handler = handler
+        let callback: clibev_callback = { _, watcher, _ in
+            let me = Unmanaged<Watcher>.fromOpaque(clibev_watcher_data(watcher)!).takeUnretainedValue()
+            me.handler?(me.owner!, me.token)
+        }
+        switch kind {
+        case .io:
+            let io = raw.assumingMemoryBound(to: ev_io.self)
+            clibev_io_init(io, callback, fd, writing ? Int32(EV_WRITE) : Int32(EV_READ))
+            clibev_watcher_set_data(raw, Unmanaged.passUnretained(self).toOpaque())
+            ev_io_start(loop, io)
+        case .signal:
+            let sig = raw.assumingMemoryBound(to: ev_signal.self)
+            clibev_signal_init(sig, callback, signal)
+            clibev_watcher_set_data(raw, Unmanaged.passUnretained(self).toOpaque())
+            ev_signal_start(loop, sig)
+        }
+    }
+
+    /// `ev_io_stop` or `ev_signal_stop`.
+    func stop(on loop: OpaquePointer) {
+        switch kind {
+        case .io: ev_io_stop(loop, raw.assumingMemoryBound(to: ev_io.self))
+        case .signal: ev_signal_stop(loop, raw.assumingMemoryBound(to: ev_signal.self))
+        }
+        handler = nil
+    }
+}

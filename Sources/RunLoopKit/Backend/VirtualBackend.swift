@@ -1,0 +1,93 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Glibc
+import Synchronization
+
+/// The backend of a loop on an ``EVVirtualClock``: a wait with a deadline moves the clock
+/// to the deadline and returns at once; a wait without one blocks until ``wakeUp()``.
+///
+/// File descriptors and signals need the real kernel: ``EVRunLoop`` refuses to add such
+/// sources to a virtual loop.
+final class VirtualBackend: Backend {
+    let clock: EVVirtualClock
+    private let wakePending = Mutex(false)
+    private let sleeper = Sleeper()
+
+    init(clock: EVVirtualClock) { self.clock = clock }
+
+    func now() -> EVRunLoop.Instant { clock.now }
+    func wallNow() -> Date { clock.wallNow }
+
+    func wait(until deadline: EVRunLoop.Instant, events: any BackendEvents) {
+        defer { if clock.takeWallClockChange() { events.wallClockChanged() } }
+        if takeWake() { return }
+        if deadline != .distantFuture {
+            clock.advance(to: deadline)
+            return
+        }
+        sleeper.sleep(until: takeWake)
+    }
+
+    /// Consumes a pending wake, if any.
+    private func takeWake() -> Bool {
+        wakePending.withLock { pending in
+            defer { pending = false }
+            return pending
+        }
+    }
+
+    func wakeUp() {
+        wakePending.withLock { $0 = true }
+        sleeper.wake()
+    }
+
+    var watchesKernelEvents: Bool { false }
+
+    func watch(fd: Int32, writing: Bool, token: ObjectIdentifier) {
+        preconditionFailure("descriptor sources need the real loop, not an EVVirtualClock loop")
+    }
+
+    func unwatch(fd token: ObjectIdentifier) {}
+
+    func watch(signal: Int32, token: ObjectIdentifier) {
+        preconditionFailure("signal sources need the real loop, not an EVVirtualClock loop")
+    }
+
+    func unwatch(signal token: ObjectIdentifier) {}
+}
+
+/// A pthread condition variable: one thread sleeps until another wakes it.
+private final class Sleeper: @unchecked Sendable {
+    // Safe: the mutex and condition are only touched through pthread calls, which
+    // synchronise themselves; the pointers never change after init.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    init() {
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+        condition.deallocate()
+    }
+
+    /// Sleeps until `done()` returns true (checked under the mutex, so no wake is lost).
+    func sleep(until done: () -> Bool) {
+        pthread_mutex_lock(mutex)
+        while !done() { pthread_cond_wait(condition, mutex) }
+        pthread_mutex_unlock(mutex)
+    }
+
+    func wake() {
+        pthread_mutex_lock(mutex)
+        pthread_cond_broadcast(condition)
+        pthread_mutex_unlock(mutex)
+    }
+}

@@ -1,0 +1,119 @@
+/// The run itself: CFRunLoop's `CFRunLoopRunSpecific` and `__CFRunLoopRun`, step for step.
+extension EVRunLoop {
+    /// `CFRunLoopRunSpecific`: the empty-mode check, `entry`, the passes, `exit`.
+    func runSpecific(mode: Mode, timeout seconds: Double, stopAfterSource: Bool, call: String) -> RunResult {
+        precondition(mode != .common, "EVRunLoop.\(call): .common is not a mode that can run; run a concrete mode")
+        drainInbox()
+        guard let state = modes[mode], !isEmpty(state) else {
+            trace?.record(.returned(.finished))
+            return .finished
+        }
+        let thread = ThreadLoops.current
+        thread.running.append(self)
+        runStack.append(state)
+        armDescriptors(for: state)
+        defer {
+            runStack.removeLast()
+            thread.running.removeLast()
+            if let outer = runStack.last { armDescriptors(for: outer) }
+        }
+
+        markWake()
+        notify(.entry, state)
+        let result = passes(state, timeout: seconds, stopAfterSource: stopAfterSource)
+        notify(.exit, state)
+        trace?.record(.returned(result))
+        return result
+    }
+
+    /// `__CFRunLoopRun`: pass after pass until a result.
+    private func passes(_ state: ModeState, timeout seconds: Double, stopAfterSource: Bool) -> RunResult {
+        if stopRequested.exchange(false, ordering: .acquiringAndReleasing) { return .stopped }
+
+        let polling = !(seconds > 0)  // CF: a timeout at or below zero polls once
+        let deadline: Int64 =
+            polling ? backend.now().nanoseconds
+            : seconds >= 9e9 ? .max  // beyond ~285 years: no deadline (CF's TIMER_INTERVAL_LIMIT)
+            : (backend.now() + .seconds(exactly: seconds)).nanoseconds
+
+        while true {
+            stats.passes += 1
+            drainInbox()
+            notify(.beforeTimers, state)
+            notify(.beforeSources, state)
+            runBlocks(state)
+            var handled = fireManualSources(state, stopAfterSource: stopAfterSource)
+            if handled { runBlocks(state) }
+
+            let poll = handled || polling
+            if !poll { notify(.beforeWaiting, state) }
+            wait(in: state, until: poll ? .min : min(deadline, wakeNanos(for: state)), polling: poll)
+            markWake()
+            if !poll { notify(.afterWaiting, state) }
+
+            if wallClockWasSet { realignTimers() }
+            fireDueTimers(state)
+            if fireKernelSources(state, stopAfterSource: stopAfterSource) { handled = true }
+            runBlocks(state)
+
+            if handled && stopAfterSource { return .handledSource }
+            if deadline <= backend.now().nanoseconds { return .timedOut }
+            if stopRequested.exchange(false, ordering: .acquiringAndReleasing) { return .stopped }
+            if isEmpty(state) { return .finished }
+        }
+    }
+
+    private func wait(in state: ModeState, until deadline: Int64, polling: Bool) {
+        if !polling { stats.wakeups += 1 }
+        backend.wait(until: Instant(nanoseconds: deadline), events: self)
+        drainInbox()
+    }
+
+    /// CF's `__CFRunLoopModeIsEmpty`: no timers, no sources, and no block queued for the mode.
+    func isEmpty(_ state: ModeState) -> Bool {
+        state.hasNoTimersOrSources && !blocks.contains { runs($0, in: state.mode) }
+    }
+
+    // MARK: Observers
+
+    /// CF's `__CFRunLoopDoObservers`: the observers of `activity`, on a snapshot, in order,
+    /// each skipped if invalidated meanwhile or already firing (a nested run).
+    func notify(_ activity: Activity, _ state: ModeState) {
+        trace?.record(.activity(activity))
+        guard state.observerMask & activity.rawValue != 0 else { return }
+        for observer in state.observers where observer.activities.contains(activity) {
+            guard observer.isValid, !observer.isFiring else { continue }
+            observer.isFiring = true
+            stats.observerCallouts += 1
+            trace?.record(.observer(observer.label ?? "observer", activity))
+            observer.callout(observer, activity)
+            observer.isFiring = false
+            if !observer.repeats { observer.invalidate() }
+        }
+    }
+
+    // MARK: Blocks
+
+    func runs(_ block: QueuedBlock, in mode: Mode) -> Bool {
+        block.modes.contains(mode) || (block.modes.contains(.common) && commonModeSet.contains(mode))
+    }
+
+    /// CF's `__CFRunLoopDoBlocks`: runs the queued blocks of this mode, in order. Blocks
+    /// queued meanwhile wait for a later pass; blocks of other modes stay queued.
+    func runBlocks(_ state: ModeState) {
+        guard !blocks.isEmpty else { return }
+        let queued = blocks
+        blocks = []
+        var kept: [QueuedBlock] = []
+        for block in queued {
+            guard runs(block, in: state.mode) else {
+                kept.append(block)
+                continue
+            }
+            stats.blocksRun += 1
+            trace?.record(.block(block.label ?? "block"))
+            block.body()
+        }
+        blocks = kept + blocks
+    }
+}

@@ -1,0 +1,153 @@
+/// Sources on the loop's thread: membership, descriptor arming per running mode, and
+/// firing (CF's `__CFRunLoopDoSources0`, and the source-1 branch of `__CFRunLoopRun`).
+extension EVRunLoop: BackendEvents {
+    func addOnLoopThread(_ source: EVSource, forMode mode: Mode) {
+        guard source.isValid else { return }
+        precondition(source.loop == nil || source.loop === self,
+                     "EVRunLoop.add(_:forMode:): source \(source.label ?? "") belongs to another loop")
+        if source.loop == nil {
+            source.loop = self
+            if case .signal(let number) = source.kind {
+                watchedSources[ObjectIdentifier(source)] = source
+                backend.watch(signal: number, token: ObjectIdentifier(source))
+            }
+        }
+        if mode == .common, !commonSources.contains(where: { $0 === source }) {
+            commonSources.append(source)
+        }
+        for state in states(for: mode) { insert(source, into: state) }
+        if let running = runStack.last { armDescriptors(for: running) }
+    }
+
+    func insert(_ source: EVSource, into state: ModeState) {
+        guard !state.contains(source) else { return }
+        state.insert(source)
+        source.modes.append(state)
+    }
+
+    func remove(_ source: EVSource, from state: ModeState) {
+        state.remove(source)
+        source.modes.removeAll { $0 === state }
+    }
+
+    func removeEverywhere(_ source: EVSource) {
+        commonSources.removeAll { $0 === source }
+        for state in source.modes { state.remove(source) }
+        source.modes.removeAll()
+        let token = ObjectIdentifier(source)
+        if case .signal = source.kind { backend.unwatch(signal: token) }
+        if armedDescriptors.remove(token) != nil { backend.unwatch(fd: token) }
+        watchedSources[token] = nil
+    }
+
+    /// Watches exactly the descriptors of the mode about to run: a descriptor that becomes
+    /// ready while another mode runs is noticed when its mode runs again.
+    func armDescriptors(for state: ModeState) {
+        guard backend.watchesKernelEvents else { return }
+        var wanted: Set<ObjectIdentifier> = []
+        for source in state.kernelSources {
+            switch source.kind {
+            case .readable(let fd), .writable(let fd):
+                let token = ObjectIdentifier(source)
+                wanted.insert(token)
+                if !armedDescriptors.contains(token) {
+                    if case .writable = source.kind {
+                        backend.watch(fd: fd, writing: true, token: token)
+                    } else {
+                        backend.watch(fd: fd, writing: false, token: token)
+                    }
+                    watchedSources[token] = source
+                }
+            case .manual, .signal:
+                continue
+            }
+        }
+        for token in armedDescriptors.subtracting(wanted) {
+            backend.unwatch(fd: token)
+            watchedSources[token] = nil
+        }
+        armedDescriptors = wanted
+    }
+
+    /// CF's `__CFRunLoopDoSources0`: fires the signalled manual sources of `state` in
+    /// order; with `stopAfterSource`, only the first. Returns whether any fired.
+    func fireManualSources(_ state: ModeState, stopAfterSource: Bool) -> Bool {
+        guard !state.manualSources.isEmpty else { return false }
+        var handled = false
+        for source in state.manualSources where source.isValid && source.takeSignal() {
+            fire(source)
+            handled = true
+            if stopAfterSource { break }
+        }
+        return handled
+    }
+
+    /// Fires the descriptor and signal sources of `state` that became ready during the wait.
+    func fireKernelSources(_ state: ModeState, stopAfterSource: Bool) -> Bool {
+        guard !state.kernelSources.isEmpty else { return false }
+        var handled = false
+        for source in state.kernelSources where source.isReady && source.isValid {
+            source.isReady = false
+            fire(source)
+            handled = true
+            if stopAfterSource { break }
+        }
+        return handled
+    }
+
+    private func fire(_ source: EVSource) {
+        stats.sourceFires += 1
+        trace?.record(.source(source.label ?? "source"))
+        source.handler(source)
+    }
+
+    // MARK: BackendEvents
+
+    func descriptorReady(_ token: ObjectIdentifier) { watchedSources[token]?.isReady = true }
+    func signalArrived(_ token: ObjectIdentifier) { watchedSources[token]?.isReady = true }
+    func wallClockChanged() { wallClockWasSet = true }
+
+    // MARK: Public API
+
+    /// Adds `source` to `mode` (or to every common mode, for ``Mode/common``). A signal
+    /// source starts catching its signal now. Safe from any thread.
+    ///
+    /// - Precondition: the source is valid, not added to another loop, and — for descriptor
+    ///   and signal sources — the loop is not on an ``EVVirtualClock``.
+    ///
+    /// The corresponding CFRunLoop function is `CFRunLoopAddSource`.
+    public func add(_ source: EVSource, forMode mode: Mode) {
+        precondition(source.isValid, "EVRunLoop.add(_:forMode:): source \(source.label ?? "") is invalidated")
+        precondition(source.isManual || backend.watchesKernelEvents,
+                     "EVRunLoop.add(_:forMode:): \(source.kind) sources need the real loop, not an EVVirtualClock loop")
+        if isOwnerThread {
+            addOnLoopThread(source, forMode: mode)
+        } else {
+            enqueue { self.addOnLoopThread(source, forMode: mode) }
+        }
+    }
+
+    /// Removes `source` from `mode` (or every common mode) without invalidating it. Safe
+    /// from any thread.
+    ///
+    /// The corresponding CFRunLoop function is `CFRunLoopRemoveSource`.
+    public func remove(_ source: EVSource, forMode mode: Mode) {
+        guard isOwnerThread else {
+            enqueue { self.remove(source, forMode: mode) }
+            return
+        }
+        if mode == .common { commonSources.removeAll { $0 === source } }
+        for state in states(for: mode) { remove(source, from: state) }
+        if let running = runStack.last { armDescriptors(for: running) }
+    }
+
+    /// Whether `source` is in `mode` (for ``Mode/common``: whether it was added to it).
+    /// Loop thread only.
+    ///
+    /// The corresponding CFRunLoop function is `CFRunLoopContainsSource`.
+    public func contains(_ source: EVSource, inMode mode: Mode) -> Bool {
+        checkOwner("contains(_:inMode:)")
+        if mode == .common { return commonSources.contains { $0 === source } }
+        return source.modes.contains { $0.mode == mode }
+    }
+}

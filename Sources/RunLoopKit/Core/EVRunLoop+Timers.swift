@@ -1,0 +1,196 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Timers on the loop's thread: adding, rescheduling, firing (CF's `__CFRunLoopDoTimers`
+/// and `__CFRunLoopDoTimer`), and wall-clock re-alignment.
+extension EVRunLoop {
+    func addOnLoopThread(_ timer: EVTimer, forMode mode: Mode) {
+        guard timer.isValid else { return }  // invalidated while the add was in the inbox
+        precondition(timer.loop == nil || timer.loop === self,
+                     "EVRunLoop.add(_:forMode:): timer \(timer.label ?? "") belongs to another loop")
+        if timer.loop == nil {
+            timer.loop = self
+            resolveStart(of: timer)
+            if timer.isAligned { alignedTimers[ObjectIdentifier(timer)] = timer }
+        }
+        if mode == .common, !commonTimers.contains(where: { $0 === timer }) {
+            commonTimers.append(timer)
+        }
+        for state in states(for: mode) { insert(timer, into: state) }
+    }
+
+    func insert(_ timer: EVTimer, into state: ModeState) {
+        guard !timer.nodes.contains(where: { $0.state === state }) else { return }
+        let node = TimerNode(timer: timer)
+        state.timers.insert(node)
+        timer.nodes.append((state, node))
+    }
+
+    func remove(_ timer: EVTimer, from state: ModeState) {
+        guard let index = timer.nodes.firstIndex(where: { $0.state === state }) else { return }
+        state.timers.remove(timer.nodes[index].node)
+        timer.nodes.remove(at: index)
+    }
+
+    func removeEverywhere(_ timer: EVTimer) {
+        commonTimers.removeAll { $0 === timer }
+        alignedTimers[ObjectIdentifier(timer)] = nil
+        for (state, node) in timer.nodes { state.timers.remove(node) }
+        timer.nodes.removeAll()
+    }
+
+    /// Re-sorts `timer` in every mode after its fire date or tolerance changed.
+    func reschedule(_ timer: EVTimer) {
+        for (state, node) in timer.nodes { state.timers.update(node) }
+    }
+
+    /// Turns the timer's requested start into an instant of this loop's clock.
+    private func resolveStart(of timer: EVTimer) {
+        let now = backend.now().nanoseconds
+        switch timer.start {
+        case .afterInterval(let nanos):
+            timer.fireNanos = timer.isAligned ? nextAlignedFire(of: timer) : now &+ nanos
+        case .at(let date):
+            timer.fireNanos = nanos(at: date)
+        case .resolved:
+            return
+        }
+        timer.start = .resolved
+    }
+
+    /// The instant (ns) of the first wall-clock grid point `k * interval + offset` after
+    /// now, for an aligned timer.
+    func nextAlignedFire(of timer: EVTimer) -> Int64 {
+        let now = backend.now().nanoseconds
+        let wall = backend.wallNow().timeIntervalSince1970
+        let wallNanos = Int64(wall.rounded(.down)) * 1_000_000_000
+            + Int64(((wall - wall.rounded(.down)) * 1e9).rounded())
+        let interval = timer.intervalNanos
+        let offset = timer.alignmentOffsetNanos ?? 0
+        let steps = (wallNanos - offset).dividedFloor(by: interval) + 1
+        let target = steps * interval + offset
+        return now + (target - wallNanos)
+    }
+
+    /// After `settimeofday`: moves every aligned timer to the new wall clock's grid.
+    func realignTimers() {
+        wallClockWasSet = false
+        for timer in alignedTimers.values where !timer.isFiring {
+            timer.fireNanos = nextAlignedFire(of: timer)
+            reschedule(timer)
+        }
+    }
+
+    /// The instant the loop must wake at for `state`'s timers (`.max` if none).
+    func wakeNanos(for state: ModeState) -> Int64 { state.timers.wakeNanos }
+
+    /// CF's `__CFRunLoopDoTimers`: fires, in fire order, the timers of `state` that were due
+    /// at the wake, skipping any invalidated, removed or already firing meanwhile.
+    func fireDueTimers(_ state: ModeState) {
+        guard let wake = lastWakeInstant?.nanoseconds else { return }
+        let due = state.timers.due(at: wake)
+        for timer in due {
+            guard timer.isValid, !timer.isFiring, timer.fireNanos <= wake,
+                  timer.nodes.contains(where: { $0.state === state })
+            else { continue }
+            fire(timer)
+        }
+    }
+
+    /// CF's `__CFRunLoopDoTimer`: the callout, then the next fire date. A repeating timer's
+    /// next date is the first `old + k * interval` after now, unless the callout moved the
+    /// fire date later, which is kept; a one-shot timer is invalidated.
+    private func fire(_ timer: EVTimer) {
+        let scheduled = timer.fireNanos
+        timer.isFiring = true
+        stats.timerFires += 1
+        trace?.record(.timer(timer.label ?? "timer"))
+        timer.block(timer)
+        timer.isFiring = false
+        guard timer.isValid else { return }
+        guard timer.repeats else {
+            timer.invalidate()
+            return
+        }
+        if timer.fireNanos <= scheduled {
+            let now = backend.now().nanoseconds
+            if timer.isAligned {
+                // The wall clock may read a hair before the grid point the monotonic deadline
+                // stood for; never serve the same grid point twice.
+                var next = nextAlignedFire(of: timer)
+                if next - scheduled < timer.intervalNanos / 2 { next += timer.intervalNanos }
+                timer.fireNanos = next
+            } else {
+                let interval = timer.intervalNanos
+                let next = scheduled &+ interval
+                timer.fireNanos = next > now ? next : scheduled + ((now - scheduled) / interval + 1) * interval
+            }
+        }
+        reschedule(timer)
+    }
+
+    // MARK: Public API
+
+    /// Adds `timer` to `mode` (or to every common mode, for ``Mode/common``). Adding it to
+    /// another mode of the same loop is fine: it fires once per fire date, in whichever of
+    /// its modes is running. The first fire date is resolved on this loop's clock when the
+    /// timer is first added. Safe from any thread.
+    ///
+    /// - Precondition: the timer is valid and not added to another loop.
+    ///
+    /// The corresponding CFRunLoop function is `CFRunLoopAddTimer`
+    /// (`RunLoop.add(_:forMode:)` in Foundation).
+    public func add(_ timer: EVTimer, forMode mode: Mode) {
+        precondition(timer.isValid, "EVRunLoop.add(_:forMode:): timer \(timer.label ?? "") is invalidated")
+        if isOwnerThread {
+            addOnLoopThread(timer, forMode: mode)
+        } else {
+            enqueue { self.addOnLoopThread(timer, forMode: mode) }
+        }
+    }
+
+    /// Removes `timer` from `mode` (or every common mode) without invalidating it. Safe
+    /// from any thread.
+    ///
+    /// The corresponding CFRunLoop function is `CFRunLoopRemoveTimer`.
+    public func remove(_ timer: EVTimer, forMode mode: Mode) {
+        guard isOwnerThread else {
+            enqueue { self.remove(timer, forMode: mode) }
+            return
+        }
+        if mode == .common { commonTimers.removeAll { $0 === timer } }
+        for state in states(for: mode) { remove(timer, from: state) }
+    }
+
+    /// Whether `timer` is in `mode` (for ``Mode/common``: whether it was added to it).
+    /// Loop thread only.
+    ///
+    /// The corresponding CFRunLoop function is `CFRunLoopContainsTimer`.
+    public func contains(_ timer: EVTimer, inMode mode: Mode) -> Bool {
+        checkOwner("contains(_:inMode:)")
+        if mode == .common { return commonTimers.contains { $0 === timer } }
+        return timer.nodes.contains { $0.state.mode == mode }
+    }
+
+    /// The earliest fire date among the timers of `mode`, or nil if it has none.
+    /// Loop thread only.
+    ///
+    /// The corresponding CFRunLoop function is `CFRunLoopGetNextTimerFireDate`.
+    public func nextTimerFireDate(forMode mode: Mode) -> Date? {
+        checkOwner("nextTimerFireDate(forMode:)")
+        guard let state = modes[mode] else { return nil }
+        let earliest = state.timers.allTimers.filter(\.isValid).map(\.fireNanos).min()
+        return earliest.map(date(atNanos:))
+    }
+}
+
+extension Int64 {
+    /// Division rounding toward negative infinity.
+    func dividedFloor(by divisor: Int64) -> Int64 {
+        let (q, r) = quotientAndRemainder(dividingBy: divisor)
+        return (r != 0 && (r < 0) != (divisor < 0)) ? q - 1 : q
+    }
+}

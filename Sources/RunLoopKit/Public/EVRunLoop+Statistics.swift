@@ -1,0 +1,35 @@
+extension EVRunLoop {
+    /// Counters of what a loop did, for measuring (the examples and the benchmark read them).
+    ///
+    /// There is no CFRunLoop counterpart; libev's `ev_iteration` counts passes the same way.
+    public struct Statistics: Hashable, Sendable {
+        /// Passes of the run loop (iterations of CF's `__CFRunLoopRun` loop).
+        public var passes = 0
+        /// Waits that could sleep (not polling passes): the loop's wakeups.
+        public var wakeups = 0
+        /// Timer callouts.
+        public var timerFires = 0
+        /// Source callouts.
+        public var sourceFires = 0
+        /// Observer callouts.
+        public var observerCallouts = 0
+        /// Blocks run.
+        public var blocksRun = 0
+
+        /// All zeros.
+        public init() {}
+    }
+
+    /// What this loop did since it was created or ``resetStatistics()`` was called.
+    /// Loop thread only.
+    public var statistics: Statistics {
+        checkOwner("statistics")
+        return stats
+    }
+
+    /// Sets every counter of ``statistics`` back to zero. Loop thread only.
+    public func resetStatistics() {
+        checkOwner("resetStatistics()")
+        stats = Statistics()
+    }
+}

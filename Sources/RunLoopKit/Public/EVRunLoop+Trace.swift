@@ -1,0 +1,59 @@
+extension EVRunLoop {
+    /// A record of everything a loop did, in order: each notification point of the pass and
+    /// each callout. Set ``EVRunLoop/trace`` to start recording; tests can then assert a
+    /// whole run in one line:
+    ///
+    /// ```swift
+    /// let trace = EVRunLoop.Trace()
+    /// loop.trace = trace
+    /// loop.run(mode: .default, for: .seconds(1))
+    /// #expect(trace.lines == ["entry", "beforeTimers", "beforeSources", "beforeWaiting",
+    ///                         "afterWaiting", "timer(tick)", "exit", "return(finished)"])
+    /// ```
+    ///
+    /// Notification points are recorded whether or not an observer listens, so a trace shows
+    /// the pass structure of CFRunLoop's `__CFRunLoopRun`. There is no CF counterpart.
+    public final class Trace {
+        /// One step of a run.
+        public enum Event: Hashable, Sendable, CustomStringConvertible {
+            /// The pass reached a notification point.
+            case activity(Activity)
+            /// An observer was called for an activity.
+            case observer(String, Activity)
+            /// A timer fired.
+            case timer(String)
+            /// A source fired.
+            case source(String)
+            /// A block queued with ``EVRunLoop/perform(inModes:label:_:)`` ran.
+            case block(String)
+            /// A run returned.
+            case returned(RunResult)
+
+            /// `entry`, `o1@beforeWaiting`, `timer(t)`, `source(s)`, `block(b)`, `return(timedOut)`.
+            public var description: String {
+                switch self {
+                case .activity(let activity): "\(activity)"
+                case .observer(let label, let activity): "\(label)@\(activity)"
+                case .timer(let label): "timer(\(label))"
+                case .source(let label): "source(\(label))"
+                case .block(let label): "block(\(label))"
+                case .returned(let result): "return(\(result))"
+                }
+            }
+        }
+
+        /// Everything recorded so far.
+        public private(set) var events: [Event] = []
+
+        /// Creates an empty trace.
+        public init() {}
+
+        /// The events as their descriptions, for one-line assertions.
+        public var lines: [String] { events.map(\.description) }
+
+        /// Forgets everything recorded so far.
+        public func removeAll() { events.removeAll() }
+
+        func record(_ event: Event) { events.append(event) }
+    }
+}

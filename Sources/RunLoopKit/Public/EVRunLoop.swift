@@ -1,0 +1,324 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Glibc
+import Synchronization
+
+/// A run loop with CFRunLoop's semantics — modes, observers, timers with tolerance, sources
+/// and blocks — whose waiting is done by libev.
+///
+/// Each thread has one loop, created on first use (``current``); ``main`` is the main
+/// thread's. A loop runs only on its own thread; ``stop()``, ``wakeUp()``,
+/// ``perform(inModes:label:_:)``, and adding or invalidating timers and sources are safe
+/// from any thread.
+///
+/// ```swift
+/// let loop = EVRunLoop.current
+/// let tick = EVTimer(interval: 1, repeats: true) { _ in print("tick") }
+/// loop.add(tick, forMode: .default)
+/// loop.run(mode: .default, for: .seconds(3))
+/// ```
+///
+/// For tests, ``init(clock:)`` makes a loop on an ``EVVirtualClock``: it jumps from deadline
+/// to deadline instead of sleeping.
+///
+/// The corresponding CFRunLoop type is `CFRunLoop` (`RunLoop` in Foundation).
+public final class EVRunLoop: @unchecked Sendable {
+    // Safe to share: state below marked "loop thread" is touched only on `owner` (checked by
+    // `isOwnerThread` at every public entry point, and forwarded through `inbox` otherwise);
+    // the rest is immutable, atomic, or guarded by `inbox`'s mutex.
+
+    let backend: any Backend
+    private let owner: pthread_t
+
+    // loop thread
+    var modes: [Mode: ModeState] = [:]
+    var commonModeSet: Set<Mode> = [.default]
+    var commonObservers: [EVObserver] = []
+    var commonTimers: [EVTimer] = []
+    var commonSources: [EVSource] = []
+    var alignedTimers: [ObjectIdentifier: EVTimer] = [:]
+    var runStack: [ModeState] = []
+    var blocks: [QueuedBlock] = []
+    var watchedSources: [ObjectIdentifier: EVSource] = [:]
+    var armedDescriptors: Set<ObjectIdentifier> = []
+    var wallClockWasSet = false
+    var lastWakeDate: Date?
+    var lastWakeInstant: Instant?
+    var stats = Statistics()
+
+    // any thread
+    let inbox = Mutex(Inbox())
+    let inboxPending = Atomic<Bool>(false)
+    let stopRequested = Atomic<Bool>(false)
+
+    /// Records every activity and callout of this loop while set. Loop thread only.
+    public var trace: Trace?
+
+    init(backend: any Backend, owner: pthread_t) {
+        self.backend = backend
+        self.owner = owner
+        modes[.default] = ModeState(mode: .default)
+    }
+
+    deinit {
+        // Timers and sources point back at the modes that hold them; break those cycles.
+        for state in modes.values {
+            for timer in state.timers.allTimers { timer.nodes.removeAll() }
+            for source in state.manualSources + state.kernelSources { source.modes.removeAll() }
+        }
+    }
+
+    /// Creates a loop for the calling thread on a virtual clock, for deterministic tests.
+    ///
+    /// The loop is not the thread's ``current`` loop, except while it runs. Descriptor and
+    /// signal sources need the real kernel and cannot be added to it.
+    public convenience init(clock: EVVirtualClock) {
+        self.init(backend: VirtualBackend(clock: clock), owner: pthread_self())
+    }
+
+    /// The loop of the calling thread, created on first use; inside a callout, the loop
+    /// running it.
+    ///
+    /// The corresponding CFRunLoop function is `CFRunLoopGetCurrent`.
+    public static var current: EVRunLoop {
+        let thread = ThreadLoops.current
+        if let running = thread.running.last { return running }
+        if let own = thread.own { return own }
+        let loop = pthread_equal(pthread_self(), LibevBackend.mainThread) != 0
+            ? main : makeLibevLoop(owner: pthread_self())
+        thread.own = loop
+        return loop
+    }
+
+    /// The main thread's loop.
+    ///
+    /// The corresponding CFRunLoop function is `CFRunLoopGetMain`.
+    public static let main: EVRunLoop = makeLibevLoop(owner: LibevBackend.mainThread)
+
+    private static func makeLibevLoop(owner: pthread_t) -> EVRunLoop {
+        do {
+            return EVRunLoop(backend: try LibevBackend(), owner: owner)
+        } catch {
+            fatalError("EVRunLoop: cannot create the libev loop: \(error)")
+        }
+    }
+
+    /// Whether the calling thread is the one this loop runs on.
+    var isOwnerThread: Bool { pthread_equal(pthread_self(), owner) != 0 }
+
+    func checkOwner(_ call: @autoclosure () -> String) {
+        precondition(isOwnerThread,
+                     "EVRunLoop.\(call()) called off the loop's thread; a loop runs only on the thread it belongs to")
+    }
+
+    // MARK: Modes
+
+    /// The mode of the innermost run in progress, or nil when the loop is not running.
+    ///
+    /// The corresponding CFRunLoop function is `CFRunLoopCopyCurrentMode`.
+    public var currentMode: Mode? {
+        checkOwner("currentMode")
+        return runStack.last?.mode
+    }
+
+    /// The modes that ``Mode/common`` stands for; starts as `[.default]`.
+    ///
+    /// The corresponding CFRunLoop function is `CFRunLoopCopyAllModes` filtered by commonness;
+    /// CF keeps the set in `_commonModes`.
+    public var commonModes: Set<Mode> {
+        checkOwner("commonModes")
+        return commonModeSet
+    }
+
+    /// Every mode that exists on this loop (created by adding to it, running it, or making
+    /// it common).
+    ///
+    /// The corresponding CFRunLoop function is `CFRunLoopCopyAllModes`.
+    public var allModes: Set<Mode> {
+        checkOwner("allModes")
+        return Set(modes.keys)
+    }
+
+    /// Makes `mode` common: every observer, timer and source added to ``Mode/common`` is
+    /// added to it, now and later.
+    ///
+    /// The corresponding CFRunLoop function is `CFRunLoopAddCommonMode`.
+    public func addCommonMode(_ mode: Mode) {
+        checkOwner("addCommonMode(_:)")
+        precondition(mode != .common, "EVRunLoop.addCommonMode(_:): .common cannot be made common")
+        guard commonModeSet.insert(mode).inserted else { return }
+        let state = modeState(mode)
+        for observer in commonObservers { state.insert(observer) }
+        for timer in commonTimers { insert(timer, into: state) }
+        for source in commonSources { insert(source, into: state) }
+    }
+
+    /// The state of `mode`, created on first use.
+    func modeState(_ mode: Mode) -> ModeState {
+        if let state = modes[mode] { return state }
+        let state = ModeState(mode: mode)
+        modes[mode] = state
+        return state
+    }
+
+    /// The concrete modes an operation on `mode` touches.
+    func states(for mode: Mode) -> [ModeState] {
+        mode == .common ? commonModeSet.map(modeState) : [modeState(mode)]
+    }
+
+    // MARK: Observers
+
+    /// Adds `observer` to `mode` (or to every common mode, for ``Mode/common``). Adding it
+    /// again does nothing. Loop thread only.
+    ///
+    /// The corresponding CFRunLoop function is `CFRunLoopAddObserver`.
+    public func add(_ observer: EVObserver, forMode mode: Mode) {
+        checkOwner("add(_:forMode:)")
+        precondition(observer.isValid,
+                     "EVRunLoop.add(_:forMode:): observer \(observer.label ?? "") is invalidated")
+        precondition(observer.loop == nil || observer.loop === self,
+                     "EVRunLoop.add(_:forMode:): observer \(observer.label ?? "") belongs to another loop")
+        observer.loop = self
+        if mode == .common, !commonObservers.contains(where: { $0 === observer }) {
+            commonObservers.append(observer)
+        }
+        for state in states(for: mode) { state.insert(observer) }
+    }
+
+    /// Removes `observer` from `mode` (or from every common mode, for ``Mode/common``).
+    /// A notification in progress still calls it. Loop thread only.
+    ///
+    /// The corresponding CFRunLoop function is `CFRunLoopRemoveObserver`.
+    public func remove(_ observer: EVObserver, forMode mode: Mode) {
+        checkOwner("remove(_:forMode:)")
+        if mode == .common { commonObservers.removeAll { $0 === observer } }
+        for state in states(for: mode) { state.remove(observer) }
+    }
+
+    /// Whether `observer` is in `mode` (for ``Mode/common``: whether it was added to it).
+    ///
+    /// The corresponding CFRunLoop function is `CFRunLoopContainsObserver`.
+    public func contains(_ observer: EVObserver, inMode mode: Mode) -> Bool {
+        checkOwner("contains(_:inMode:)")
+        if mode == .common { return commonObservers.contains { $0 === observer } }
+        return modes[mode]?.contains(observer) ?? false
+    }
+
+    func removeEverywhere(_ observer: EVObserver) {
+        commonObservers.removeAll { $0 === observer }
+        for state in modes.values { state.remove(observer) }
+    }
+
+    // MARK: Stopping, waking, blocks
+
+    /// Makes the innermost run return ``RunResult/stopped`` at the end of its current pass
+    /// (waking it if it sleeps). If no run is in progress, the next run returns `.stopped`
+    /// at once. Safe from any thread.
+    ///
+    /// The corresponding CFRunLoop function is `CFRunLoopStop`.
+    public func stop() {
+        stopRequested.store(true, ordering: .releasing)
+        backend.wakeUp()
+    }
+
+    /// Whether a ``stop()`` is pending: requested and not yet seen by a run.
+    ///
+    /// CF keeps this as the private `_stopped` flag read by `__CFRunLoopIsStopped`.
+    public var isStopRequested: Bool { stopRequested.load(ordering: .acquiring) }
+
+    /// Ends the loop's current or next wait early. A wake is never lost: one sent while the
+    /// loop is busy ends its next wait at once. Safe from any thread.
+    ///
+    /// The corresponding CFRunLoop function is `CFRunLoopWakeUp` (libev's `ev_async_send`).
+    public func wakeUp() { backend.wakeUp() }
+
+    /// Queues `block` to run once, in the next pass of a run in one of `modes` (after the
+    /// observers of `beforeSources`). From another thread, it also wakes the loop. Safe from
+    /// any thread.
+    ///
+    /// The corresponding CFRunLoop function is `CFRunLoopPerformBlock`
+    /// (`RunLoop.perform(inModes:block:)` in Foundation); CF does not wake the loop.
+    public func perform(
+        inModes modes: [Mode] = [.default], label: String? = nil,
+        _ block: @escaping @Sendable () -> Void
+    ) {
+        let queued = QueuedBlock(modes: modes, label: label, body: block)
+        if isOwnerThread {
+            blocks.append(queued)
+        } else {
+            inbox.withLock {
+                $0.blocks.append(queued)
+                inboxPending.store(true, ordering: .releasing)
+            }
+            backend.wakeUp()
+        }
+    }
+
+    /// Runs `task` on the loop's thread at the start of its next pass, waking it.
+    func enqueue(_ task: @escaping @Sendable () -> Void) {
+        inbox.withLock {
+            $0.tasks.append(task)
+            inboxPending.store(true, ordering: .releasing)
+        }
+        backend.wakeUp()
+    }
+
+    /// Takes what other threads handed over: blocks join the queue, tasks run now.
+    func drainInbox() {
+        guard inboxPending.load(ordering: .acquiring) else { return }
+        let taken = inbox.withLock { inbox in
+            inboxPending.store(false, ordering: .relaxed)
+            defer { inbox = Inbox() }
+            return inbox
+        }
+        blocks.append(contentsOf: taken.blocks)
+        for task in taken.tasks { task() }
+    }
+
+    // MARK: wakeDate
+
+    /// The wall-clock moment at which the current pass woke: set when a run starts and right
+    /// after every wait, before any observer runs, so every observer, timer, source and
+    /// block of one pass reads the same value. Nil before the loop first ran. Loop thread only.
+    ///
+    /// This is libev's `ev_now` idea; CF has no counterpart (apps build it from an
+    /// `entry`/`afterWaiting` observer, as the wake-date example shows).
+    public var wakeDate: Date? {
+        checkOwner("wakeDate")
+        return lastWakeDate
+    }
+
+    /// The moment of ``wakeDate`` on the loop's monotonic clock.
+    public var wakeInstant: Instant? {
+        checkOwner("wakeInstant")
+        return lastWakeInstant
+    }
+
+    /// The loop's monotonic clock now (the virtual clock's reading for a virtual loop).
+    public var now: Instant { backend.now() }
+
+    /// The loop's wall clock now (the virtual wall clock for a virtual loop).
+    public var wallNow: Date { backend.wallNow() }
+
+    func markWake() {
+        lastWakeInstant = backend.now()
+        lastWakeDate = backend.wallNow()
+    }
+
+    /// The loop-clock instant (ns) of wall-clock `date`.
+    func nanos(at date: Date) -> Int64 {
+        let ahead = date.timeIntervalSince(backend.wallNow()) * 1e9
+        guard ahead < 9e18 else { return .max }
+        guard ahead > -9e18 else { return .min }
+        let (sum, overflow) = backend.now().nanoseconds.addingReportingOverflow(Int64(ahead))
+        return overflow ? (ahead > 0 ? .max : .min) : sum
+    }
+
+    /// The wall-clock date of loop-clock instant `nanos`.
+    func date(atNanos nanos: Int64) -> Date {
+        backend.wallNow().addingTimeInterval(Double(nanos &- backend.now().nanoseconds) / 1e9)
+    }
+}

@@ -1,0 +1,251 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Synchronization
+
+/// A timer that fires once or repeatedly in the modes of one run loop.
+///
+/// - Fire dates live on the loop's monotonic clock: setting the wall clock never moves them
+///   (except for ``init(alignedTo:offset:tolerance:label:block:)`` timers, which follow the
+///   wall clock on purpose).
+/// - A repeating timer's next fire date is its previous *scheduled* date plus ``interval``,
+///   so late fires cause no drift; fires missed while the loop was busy or running another
+///   mode are skipped, never delivered in a burst.
+/// - A timer never fires early. With a ``tolerance`` it may fire up to that much late, which
+///   lets the loop serve several timers with one wake.
+///
+/// ```swift
+/// let timer = EVTimer(interval: 1, repeats: true, tolerance: 0.1) { _ in refresh() }
+/// EVRunLoop.current.add(timer, forMode: .common)
+/// ```
+///
+/// The corresponding CFRunLoop type is `CFRunLoopTimer` (`Timer` in Foundation).
+public final class EVTimer: @unchecked Sendable {
+    // Safe to share: the schedule (everything but `valid`, `block` and the constants) is
+    // read and written only on the thread of the loop the timer was added to, or on the
+    // creating thread before it is added; calls from other threads are forwarded to the
+    // loop's inbox. `valid` is atomic, `block` and the constants never change.
+
+    /// How the first fire date is given; resolved on the loop's clock when first added.
+    enum Start {
+        case afterInterval(Int64)
+        case at(Date)
+        case resolved
+    }
+
+    /// A name for traces (``EVRunLoop/Trace``); nil shows as `"timer"`.
+    public let label: String?
+    let block: @Sendable (EVTimer) -> Void
+    let intervalNanos: Int64
+    let repeats: Bool
+    /// For wall-clock aligned timers: the grid offset in ns; nil for ordinary timers.
+    let alignmentOffsetNanos: Int64?
+    /// Tie-breaker for equal fire dates: creation order.
+    let sequence: UInt64
+
+    private let valid = Atomic<Bool>(true)
+    var start: Start
+    var fireNanos: Int64 = 0
+    var toleranceNanos: Int64
+    var latestNanos: Int64 { fireNanos &+ toleranceNanos }
+    var isFiring = false
+    /// The loop this timer was added to; a timer serves one loop only, as in CF.
+    weak var loop: EVRunLoop?
+    /// One node per mode the timer is in.
+    var nodes: [(state: ModeState, node: TimerNode)] = []
+
+    private static let counter = Atomic<UInt64>(0)
+
+    init(
+        start: Start, intervalNanos: Int64, repeats: Bool, toleranceNanos: Int64,
+        alignmentOffsetNanos: Int64?, label: String?, block: @escaping @Sendable (EVTimer) -> Void
+    ) {
+        self.start = start
+        self.intervalNanos = intervalNanos
+        self.repeats = repeats
+        self.toleranceNanos = toleranceNanos
+        self.alignmentOffsetNanos = alignmentOffsetNanos
+        self.label = label
+        self.block = block
+        sequence = Self.counter.add(1, ordering: .relaxed).newValue
+    }
+
+    /// Creates a timer that first fires `interval` seconds after it is added to a loop.
+    ///
+    /// - Parameters:
+    ///   - interval: seconds until the first fire, and between fires when repeating. A
+    ///     repeating interval at or below zero becomes 0.1 ms, as Foundation documents.
+    ///   - repeats: whether the timer fires again every `interval` seconds.
+    ///   - tolerance: how late, in seconds, the timer may fire (default 0).
+    ///   - label: a name for ``EVRunLoop/Trace``.
+    ///   - block: the callout, given the timer.
+    ///
+    /// The corresponding Foundation initializer is `Timer(timeInterval:repeats:block:)`.
+    public convenience init(
+        interval: TimeInterval, repeats: Bool, tolerance: TimeInterval = 0, label: String? = nil,
+        block: @escaping @Sendable (EVTimer) -> Void
+    ) {
+        let checked = Self.checkedInterval(interval, repeats: repeats, call: "EVTimer(interval:)")
+        self.init(
+            start: .afterInterval(max(0, checked)), intervalNanos: checked, repeats: repeats,
+            toleranceNanos: Self.checkedTolerance(tolerance, call: "EVTimer(interval:)"),
+            alignmentOffsetNanos: nil, label: label, block: block)
+    }
+
+    /// Creates a timer that first fires `interval` after it is added to a loop.
+    ///
+    /// The `Duration` spelling of ``init(interval:repeats:tolerance:label:block:)``.
+    public convenience init(
+        interval: Duration, repeats: Bool, tolerance: Duration = .zero, label: String? = nil,
+        block: @escaping @Sendable (EVTimer) -> Void
+    ) {
+        self.init(interval: interval.seconds, repeats: repeats, tolerance: tolerance.seconds,
+                  label: label, block: block)
+    }
+
+    /// Creates a timer that first fires at `date`, then every `interval` seconds if it repeats.
+    ///
+    /// `date` is turned into an instant of the loop's monotonic clock when the timer is
+    /// added; a date in the past fires in the next pass.
+    ///
+    /// The corresponding Foundation initializer is `Timer(fire:interval:repeats:block:)`.
+    public convenience init(
+        fireAt date: Date, interval: TimeInterval = 0, repeats: Bool = false,
+        tolerance: TimeInterval = 0, label: String? = nil,
+        block: @escaping @Sendable (EVTimer) -> Void
+    ) {
+        let call = "EVTimer(fireAt:)"
+        precondition(date.timeIntervalSince1970.isFinite,
+                     "\(call): fireAt \(date.timeIntervalSince1970) is not finite")
+        self.init(
+            start: .at(date), intervalNanos: Self.checkedInterval(interval, repeats: repeats, call: call),
+            repeats: repeats, toleranceNanos: Self.checkedTolerance(tolerance, call: call),
+            alignmentOffsetNanos: nil, label: label, block: block)
+    }
+
+    /// Creates a repeating timer aligned to the wall clock: it fires at every
+    /// `k * interval + offset` seconds since 1970 (UTC), for example on every whole second.
+    ///
+    /// When the wall clock is set, the timer re-aligns to the new clock at the loop's next
+    /// wake. This is libev's `ev_periodic` idea with RunLoopKit's precise deadline.
+    ///
+    /// - Parameters:
+    ///   - interval: the grid step in seconds, greater than zero.
+    ///   - offset: the grid's phase, in `[0, interval)`.
+    ///   - tolerance: how late, in seconds, the timer may fire (default 0).
+    public convenience init(
+        alignedTo interval: TimeInterval, offset: TimeInterval = 0, tolerance: TimeInterval = 0,
+        label: String? = nil, block: @escaping @Sendable (EVTimer) -> Void
+    ) {
+        let call = "EVTimer(alignedTo:offset:)"
+        precondition(interval.isFinite && interval > 0,
+                     "\(call): interval \(interval) must be finite and greater than zero")
+        precondition(offset.isFinite && offset >= 0 && offset < interval,
+                     "\(call): offset \(offset) must be in [0, \(interval))")
+        self.init(
+            start: .afterInterval(0), intervalNanos: Int64((interval * 1e9).rounded()), repeats: true,
+            toleranceNanos: Self.checkedTolerance(tolerance, call: call),
+            alignmentOffsetNanos: Int64((offset * 1e9).rounded()), label: label, block: block)
+    }
+
+    private static func checkedInterval(_ interval: TimeInterval, repeats: Bool, call: String) -> Int64 {
+        precondition(interval.isFinite, "\(call): interval \(interval) is not finite")
+        if repeats && interval <= 0 { return 100_000 }  // 0.1 ms, Foundation's documented floor
+        return Int64((interval * 1e9).rounded())
+    }
+
+    static func checkedTolerance(_ tolerance: TimeInterval, call: String) -> Int64 {
+        precondition(tolerance.isFinite, "\(call): tolerance \(tolerance) is not finite")
+        precondition(tolerance >= 0, "\(call): tolerance \(tolerance) is negative")
+        return Int64((tolerance * 1e9).rounded())
+    }
+
+    // MARK: Public state
+
+    /// Seconds between fires of a repeating timer; 0 for a one-shot timer, as in CF.
+    ///
+    /// The corresponding CFRunLoop function is `CFRunLoopTimerGetInterval`.
+    public var interval: TimeInterval { repeats ? Double(intervalNanos) / 1e9 : 0 }
+
+    /// Whether the timer is aligned to the wall clock.
+    public var isAligned: Bool { alignmentOffsetNanos != nil }
+
+    /// How late, in seconds, the timer may fire. Setting it takes effect at once.
+    ///
+    /// The corresponding CFRunLoop functions are `CFRunLoopTimerGetTolerance` and
+    /// `CFRunLoopTimerSetTolerance`; unlike CF on Linux, RunLoopKit honours it.
+    public var tolerance: TimeInterval {
+        get { Double(toleranceNanos) / 1e9 }
+        set {
+            let nanos = Self.checkedTolerance(newValue, call: "EVTimer.tolerance")
+            onLoopThread { timer in
+                timer.toleranceNanos = nanos
+                timer.loop?.reschedule(timer)
+            }
+        }
+    }
+
+    /// When the timer fires next. Setting it reschedules the timer (a date in the past fires
+    /// in the next pass). Inside the timer's own callout, an earlier date than the one
+    /// being served is ignored, as in CF.
+    ///
+    /// The corresponding CFRunLoop functions are `CFRunLoopTimerGetNextFireDate` and
+    /// `CFRunLoopTimerSetNextFireDate`.
+    public var fireDate: Date {
+        get {
+            switch start {
+            case .at(let date): return date
+            case .afterInterval(let nanos):
+                return Date(timeIntervalSinceNow: Double(nanos) / 1e9)
+            case .resolved:
+                return loop?.date(atNanos: fireNanos) ?? Date.distantPast
+            }
+        }
+        set {
+            precondition(newValue.timeIntervalSince1970.isFinite,
+                         "EVTimer.fireDate: \(newValue.timeIntervalSince1970) is not finite")
+            onLoopThread { timer in
+                if let loop = timer.loop, case .resolved = timer.start {
+                    timer.fireNanos = loop.nanos(at: newValue)
+                    loop.reschedule(timer)
+                } else {
+                    timer.start = .at(newValue)
+                }
+            }
+        }
+    }
+
+    /// Whether the timer can still fire.
+    ///
+    /// The corresponding CFRunLoop function is `CFRunLoopTimerIsValid`.
+    public var isValid: Bool { valid.load(ordering: .acquiring) }
+
+    /// Stops the timer for good and removes it from every mode. Safe from any thread;
+    /// calling it again does nothing.
+    ///
+    /// The corresponding CFRunLoop function is `CFRunLoopTimerInvalidate`.
+    public func invalidate() {
+        guard valid.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        onLoopThread { timer in timer.loop?.removeEverywhere(timer) }
+    }
+
+    /// Runs the callout now, on the calling thread. A repeating timer keeps its schedule; a
+    /// one-shot timer is invalidated afterwards, as Foundation's `Timer.fire()` documents.
+    public func fire() {
+        guard isValid else { return }
+        block(self)
+        if !repeats { invalidate() }
+    }
+
+    /// Runs `body` now if the timer is not attached or this is its loop's thread; otherwise
+    /// hands it to the loop's inbox.
+    private func onLoopThread(_ body: @escaping @Sendable (EVTimer) -> Void) {
+        if let loop, !loop.isOwnerThread {
+            loop.enqueue { body(self) }
+        } else {
+            body(self)
+        }
+    }
+}
