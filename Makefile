@@ -27,9 +27,10 @@ demo: deps
 	fi
 
 test: deps
-	$(SWIFT) build --build-tests 2>&1 | tee .build-log.txt
-	@if grep -q "warning:" .build-log.txt; then echo "RunLoopKit: build has warnings" >&2; rm -f .build-log.txt; exit 1; fi
-	@rm -f .build-log.txt
+	@$(SWIFT) build --build-tests > .build-log.txt 2>&1; status=$$?; cat .build-log.txt; \
+	if [ $$status -ne 0 ]; then rm -f .build-log.txt; exit $$status; fi; \
+	if grep -q "warning:" .build-log.txt; then echo "RunLoopKit: the build has warnings" >&2; rm -f .build-log.txt; exit 1; fi; \
+	rm -f .build-log.txt
 	$(SWIFT) test --skip-build
 
 bench: deps
