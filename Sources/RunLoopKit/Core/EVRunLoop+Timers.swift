@@ -55,10 +55,17 @@ extension EVRunLoop {
             timer.fireNanos = timer.isAligned ? nextAlignedFire(of: timer) : now &+ nanos
         case .at(let date):
             timer.fireNanos = nanos(at: date)
+        case .monotonicGrid:
+            timer.fireNanos = nextGridPoint(period: timer.intervalNanos)
         case .resolved:
             return
         }
         timer.start = .resolved
+    }
+
+    /// The first multiple of `period` on the loop's monotonic clock after now.
+    func nextGridPoint(period: Int64) -> Int64 {
+        (backend.now().nanoseconds.dividedFloor(by: period) + 1) * period
     }
 
     /// The instant (ns) of the first wall-clock grid point `k * interval + offset` after

@@ -32,6 +32,8 @@ public final class EVTimer: @unchecked Sendable {
     enum Start {
         case afterInterval(Int64)
         case at(Date)
+        /// The first multiple of the interval on the loop's monotonic clock after now.
+        case monotonicGrid
         case resolved
     }
 
@@ -199,6 +201,8 @@ public final class EVTimer: @unchecked Sendable {
             case .at(let date): return date
             case .afterInterval(let nanos):
                 return Date(timeIntervalSinceNow: Double(nanos) / 1e9)
+            case .monotonicGrid:
+                return Date(timeIntervalSinceNow: Double(intervalNanos) / 1e9)
             case .resolved:
                 return loop?.date(atNanos: fireNanos) ?? Date.distantPast
             }
