@@ -12,7 +12,13 @@ extension EVRunLoop {
         thread.running.append(self)
         runStack.append(state)
         armDescriptors(for: state)
+        // CF's per-run data: each run starts unstopped; the enclosing run's flag comes back
+        // when this one returns (`__CFRunLoopPushPerRunData` / `PopPerRunData`).
+        let enclosingStop = stopRequested.exchange(false, ordering: .acquiringAndReleasing)
+        activeRuns.add(1, ordering: .releasing)
         defer {
+            activeRuns.subtract(1, ordering: .releasing)
+            stopRequested.store(enclosingStop, ordering: .releasing)
             runStack.removeLast()
             thread.running.removeLast()
             if let outer = runStack.last { armDescriptors(for: outer) }
@@ -28,6 +34,7 @@ extension EVRunLoop {
 
     /// `__CFRunLoopRun`: pass after pass until a result.
     private func passes(_ state: ModeState, timeout seconds: Double, stopAfterSource: Bool) -> RunResult {
+        // A stop() from an `entry` observer.
         if stopRequested.exchange(false, ordering: .acquiringAndReleasing) { return .stopped }
 
         let polling = !(seconds > 0)  // CF: a timeout at or below zero polls once

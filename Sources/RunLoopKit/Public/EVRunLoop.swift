@@ -53,6 +53,8 @@ public final class EVRunLoop: @unchecked Sendable {
     let inbox = Mutex(Inbox())
     let inboxPending = Atomic<Bool>(false)
     let stopRequested = Atomic<Bool>(false)
+    /// Runs in progress (nested ones included); ``stop()`` with none in progress is dropped.
+    let activeRuns = Atomic<Int>(0)
 
     /// Records every activity and callout of this loop while set. Loop thread only.
     public var trace: Trace?
@@ -215,11 +217,12 @@ public final class EVRunLoop: @unchecked Sendable {
     // MARK: Stopping, waking, blocks
 
     /// Makes the innermost run return ``RunResult/stopped`` at the end of its current pass
-    /// (waking it if it sleeps). If no run is in progress, the next run returns `.stopped`
-    /// at once. Safe from any thread.
+    /// (waking it if it sleeps). With no run in progress it does nothing: CF keeps the stop
+    /// flag per run and clears it when a run starts. Safe from any thread.
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopStop`.
     public func stop() {
+        guard activeRuns.load(ordering: .acquiring) > 0 else { return }
         stopRequested.store(true, ordering: .releasing)
         backend.wakeUp()
     }

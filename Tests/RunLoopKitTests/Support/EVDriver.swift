@@ -1,0 +1,87 @@
+import Foundation
+import RunLoopKit
+
+/// ``LoopDriver`` over an ``EVRunLoop``.
+final class EVDriver: LoopDriver, @unchecked Sendable {
+    // Safe: used only on the loop's thread, except `loop.stop()`/`wakeUp()`, which are
+    // thread-safe, and `recorder`, which locks.
+    let loop: EVRunLoop
+    let recorder = Recorder()
+    private var observers: [String: EVObserver] = [:]
+    private var sources: [String: EVSource] = [:]
+
+    init(loop: EVRunLoop) { self.loop = loop }
+
+    static func mode(_ name: String) -> EVRunLoop.Mode {
+        switch name {
+        case "default": .default
+        case "common": .common
+        default: EVRunLoop.Mode(name)
+        }
+    }
+
+    func addObserver(
+        _ label: String, _ activities: EVRunLoop.Activity, order: Int, repeats: Bool, mode: String,
+        callout: @escaping @Sendable (EVRunLoop.Activity) -> Void
+    ) {
+        let recorder = recorder
+        let observer = observers[label] ?? EVObserver(
+            activities: activities, repeats: repeats, order: order, label: label
+        ) { _, activity in
+            recorder.append("\(label)@\(activity)")
+            callout(activity)
+        }
+        observers[label] = observer
+        loop.add(observer, forMode: Self.mode(mode))
+    }
+
+    func removeObserver(_ label: String, mode: String) {
+        loop.remove(observers[label]!, forMode: Self.mode(mode))
+    }
+
+    func invalidateObserver(_ label: String) { observers[label]!.invalidate() }
+
+    func addTimer(_ label: String, after seconds: Double, interval: Double, mode: String,
+                  callout: @escaping @Sendable () -> Void) {
+        let recorder = recorder
+        let timer = EVTimer(
+            fireAt: loop.wallNow.addingTimeInterval(seconds), interval: interval, repeats: interval > 0,
+            label: label
+        ) { _ in
+            recorder.append("timer(\(label))")
+            callout()
+        }
+        loop.add(timer, forMode: Self.mode(mode))
+    }
+
+    func perform(_ label: String, modes: [String], body: @escaping @Sendable () -> Void) {
+        let recorder = recorder
+        loop.perform(inModes: modes.map(Self.mode)) {
+            recorder.append("block(\(label))")
+            body()
+        }
+    }
+
+    func addSource(_ label: String, order: Int, mode: String, callout: @escaping @Sendable () -> Void) {
+        let recorder = recorder
+        let source = sources[label] ?? EVSource(order: order, label: label) { _ in
+            recorder.append("source(\(label))")
+            callout()
+        }
+        sources[label] = source
+        loop.add(source, forMode: Self.mode(mode))
+    }
+
+    func signalSource(_ label: String) { sources[label]!.signal() }
+
+    func run(_ mode: String, seconds: Double, returnAfterSourceHandled: Bool) -> EVRunLoop.RunResult {
+        let result = loop.run(mode: Self.mode(mode), for: .seconds(seconds),
+                              returnAfterSourceHandled: returnAfterSourceHandled)
+        recorder.append("return(\(result))")
+        return result
+    }
+
+    func stop() { loop.stop() }
+    func wakeUp() { loop.wakeUp() }
+    func addCommonMode(_ mode: String) { loop.addCommonMode(Self.mode(mode)) }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import RunLoopKit
+import Synchronization
+
+/// One scenario, written once, run on several run loops: RunLoopKit on the virtual clock,
+/// RunLoopKit on libev, and CoreFoundation's CFRunLoop (the reference). Every driver
+/// records the same log format as ``EVRunLoop/Trace``'s callout lines (`o1@entry`,
+/// `timer(t)`, `block(b)`, `source(s)`, `return(timedOut)`), so logs compare directly.
+///
+/// Modes are named by strings: `"default"` and `"common"` map to the loops' constants.
+/// Drivers are used only on the thread their loop runs on.
+protocol LoopDriver: AnyObject, Sendable {
+    var recorder: Recorder { get }
+    func addObserver(
+        _ label: String, _ activities: EVRunLoop.Activity, order: Int, repeats: Bool, mode: String,
+        callout: @escaping @Sendable (EVRunLoop.Activity) -> Void)
+    func removeObserver(_ label: String, mode: String)
+    func invalidateObserver(_ label: String)
+    func addTimer(_ label: String, after seconds: Double, interval: Double, mode: String,
+                  callout: @escaping @Sendable () -> Void)
+    func perform(_ label: String, modes: [String], body: @escaping @Sendable () -> Void)
+    func addSource(_ label: String, order: Int, mode: String, callout: @escaping @Sendable () -> Void)
+    func signalSource(_ label: String)
+    @discardableResult
+    func run(_ mode: String, seconds: Double, returnAfterSourceHandled: Bool) -> EVRunLoop.RunResult
+    func stop()
+    func wakeUp()
+    func addCommonMode(_ mode: String)
+}
+
+extension LoopDriver {
+    var log: [String] { recorder.lines }
+
+    func addObserver(
+        _ label: String, _ activities: EVRunLoop.Activity = .allActivities, order: Int = 0,
+        repeats: Bool = true, mode: String = "default",
+        callout: @escaping @Sendable (EVRunLoop.Activity) -> Void = { _ in }
+    ) {
+        addObserver(label, activities, order: order, repeats: repeats, mode: mode, callout: callout)
+    }
+
+    func addTimer(_ label: String, after seconds: Double, interval: Double = 0, mode: String = "default",
+                  callout: @escaping @Sendable () -> Void = {}) {
+        addTimer(label, after: seconds, interval: interval, mode: mode, callout: callout)
+    }
+
+    func perform(_ label: String, modes: [String] = ["default"], body: @escaping @Sendable () -> Void = {}) {
+        perform(label, modes: modes, body: body)
+    }
+
+    func addSource(_ label: String, order: Int = 0, mode: String = "default",
+                   callout: @escaping @Sendable () -> Void = {}) {
+        addSource(label, order: order, mode: mode, callout: callout)
+    }
+
+    @discardableResult
+    func run(_ mode: String = "default", seconds: Double, returnAfterSourceHandled: Bool = false)
+        -> EVRunLoop.RunResult
+    {
+        run(mode, seconds: seconds, returnAfterSourceHandled: returnAfterSourceHandled)
+    }
+}
+
+/// Runs `body` on a new thread and waits for it.
+func onFreshThread<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
+    let done = DispatchSemaphore(value: 0)
+    let result = Mutex<T?>(nil)
+    let thread = Thread {
+        result.withLock { $0 = body() }
+        done.signal()
+    }
+    thread.start()
+    done.wait()
+    return result.withLock { $0! }
+}
+
+/// The loops a scenario runs on: RunLoopKit's two backends, and CoreFoundation's.
+enum LoopKind: String, CaseIterable, Sendable {
+    case virtual, libev, coreFoundation
+}
+
+/// Runs `scenario` on a fresh loop of `kind` and returns its log.
+func runScenario(on kind: LoopKind, _ scenario: @escaping @Sendable (any LoopDriver) -> Void) -> [String] {
+    switch kind {
+    case .virtual:
+        return onFreshThread {
+            let driver = EVDriver(loop: EVRunLoop(clock: EVVirtualClock()))
+            scenario(driver)
+            return driver.log
+        }
+    case .libev:
+        return onFreshThread {
+            let driver = EVDriver(loop: EVRunLoop.current)
+            scenario(driver)
+            return driver.log
+        }
+    case .coreFoundation:
+        return onFreshThread {
+            let driver = CFDriver()
+            scenario(driver)
+            return driver.log
+        }
+    }
+}
