@@ -1,0 +1,78 @@
+import Foundation
+import RunLoopKit
+import Synchronization
+import Testing
+
+@Suite("Threads")
+struct ThreadTests {
+    @Test("4 threads each performing 10,000 blocks: every block runs exactly once, on the loop's thread",
+          arguments: [LoopKind.virtual, .libev])
+    func crossThreadPerform(kind: LoopKind) {
+        let perThread = 10_000
+        let counts = onFreshThread { () -> [Int] in
+            let loop = kind == .virtual ? EVRunLoop(clock: EVVirtualClock()) : EVRunLoop.current
+            let ran = LoopBox([Int](repeating: 0, count: 4 * perThread))
+            let total = LoopBox(0)
+            let keepAlive = EVSource { _ in }
+            loop.add(keepAlive, forMode: .default)
+            for t in 0..<4 {
+                Thread.detachNewThread {
+                    for i in 0..<perThread {
+                        loop.perform {
+                            ran.value[t * perThread + i] += 1
+                            total.value += 1
+                            if total.value == 4 * perThread { loop.stop() }
+                        }
+                    }
+                }
+            }
+            loop.run()
+            return ran.value
+        }
+        #expect(counts.count == 4 * perThread)
+        #expect(counts.allSatisfy { $0 == 1 })
+    }
+
+    @Test("timers added and invalidated from another thread")
+    func crossThreadTimers() {
+        let fired = onFreshThread { () -> [String] in
+            let loop = EVRunLoop.current
+            let log = Recorder()
+            let doomed = EVTimer(interval: 0.05, repeats: false) { _ in log.append("doomed") }
+            loop.add(EVSource { _ in }, forMode: .default)
+            loop.add(doomed, forMode: .default)
+            Thread.detachNewThread {
+                doomed.invalidate()
+                loop.add(EVTimer(interval: 0.01, repeats: false) { _ in
+                    log.append("added")
+                    loop.stop()
+                }, forMode: .default)
+            }
+            loop.run(mode: .default, for: .seconds(5))
+            return log.lines
+        }
+        #expect(fired == ["added"])
+    }
+
+    @Test("current is one loop per thread; main is the main thread's")
+    func currentPerThread() {
+        let a = onFreshThread { EVRunLoop.current }
+        let b = onFreshThread { EVRunLoop.current }
+        let here = EVRunLoop.current
+        #expect(here === EVRunLoop.current)
+        #expect(a !== b)
+        #expect(a !== EVRunLoop.main)
+        #expect(Thread.isMainThread == (here === EVRunLoop.main))
+    }
+
+    @Test("inside a callout, current is the loop running it")
+    func currentInsideCallout() {
+        let loop = EVRunLoop(clock: EVVirtualClock())
+        let same = LoopBox(false)
+        loop.add(EVTimer(interval: 1, repeats: false) { _ in same.value = EVRunLoop.current === loop },
+                 forMode: .default)
+        loop.run(mode: .default, for: .seconds(2))
+        #expect(same.value)
+        #expect(EVRunLoop.current !== loop)
+    }
+}
