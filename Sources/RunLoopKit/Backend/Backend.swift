@@ -14,6 +14,8 @@ protocol Backend: AnyObject, Sendable {
     func now() -> EVRunLoop.Instant
     /// The wall clock.
     func wallNow() -> Date
+    /// The wall clock in nanoseconds since 1970, exact (a `Date` keeps only ~0.2 µs).
+    func wallNanos() -> Int64
     /// Waits until `deadline`, until a watched descriptor or signal is ready, or until
     /// ``wakeUp()`` is called (a wake sent before the wait ends it at once). `deadline` at
     /// or before now polls: readiness is collected without sleeping. Readiness is reported

@@ -75,6 +75,8 @@ final class LibevBackend: Backend, @unchecked Sendable {
 
     func wallNow() -> Date { EVVirtualClock.date(nanoseconds: clibev_realtime_ns()) }
 
+    func wallNanos() -> Int64 { clibev_realtime_ns() }
+
     func wait(until deadlineInstant: EVRunLoop.Instant, events: any BackendEvents) {
         self.events = events
         defer { self.events = nil }

@@ -20,6 +20,7 @@ final class VirtualBackend: Backend {
 
     func now() -> EVRunLoop.Instant { clock.now }
     func wallNow() -> Date { clock.wallNow }
+    func wallNanos() -> Int64 { clock.wallNanos }
 
     func wait(until deadline: EVRunLoop.Instant, events: any BackendEvents) {
         defer { if clock.takeWallClockChange() { events.wallClockChanged() } }

@@ -55,6 +55,8 @@ extension EVRunLoop {
             timer.fireNanos = timer.isAligned ? nextAlignedFire(of: timer) : now &+ nanos
         case .at(let date):
             timer.fireNanos = nanos(at: date)
+        case .instant(let nanos):
+            timer.fireNanos = nanos
         case .monotonicGrid:
             timer.fireNanos = nextGridPoint(period: timer.intervalNanos)
         case .resolved:
@@ -72,9 +74,7 @@ extension EVRunLoop {
     /// now, for an aligned timer.
     func nextAlignedFire(of timer: EVTimer) -> Int64 {
         let now = backend.now().nanoseconds
-        let wall = backend.wallNow().timeIntervalSince1970
-        let wallNanos = Int64(wall.rounded(.down)) * 1_000_000_000
-            + Int64(((wall - wall.rounded(.down)) * 1e9).rounded())
+        let wallNanos = backend.wallNanos()
         let interval = timer.intervalNanos
         let offset = timer.alignmentOffsetNanos ?? 0
         let steps = (wallNanos - offset).dividedFloor(by: interval) + 1
@@ -82,10 +82,12 @@ extension EVRunLoop {
         return now + (target - wallNanos)
     }
 
-    /// After `settimeofday`: moves every aligned timer to the new wall clock's grid.
+    /// After `settimeofday`: moves every aligned timer that is not yet due to the new wall
+    /// clock's grid (a due one fires now and then follows the grid by itself).
     func realignTimers() {
         wallClockWasSet = false
-        for timer in alignedTimers.values where !timer.isFiring {
+        let now = backend.now().nanoseconds
+        for timer in alignedTimers.values where !timer.isFiring && timer.fireNanos > now {
             timer.fireNanos = nextAlignedFire(of: timer)
             reschedule(timer)
         }
@@ -126,9 +128,10 @@ extension EVRunLoop {
             let now = backend.now().nanoseconds
             if timer.isAligned {
                 // The wall clock may read a hair before the grid point the monotonic deadline
-                // stood for; never serve the same grid point twice.
+                // stood for (the two clocks are slewed apart by NTP); never serve the same
+                // grid point twice.
                 var next = nextAlignedFire(of: timer)
-                if next - scheduled < timer.intervalNanos / 2 { next += timer.intervalNanos }
+                if next - scheduled < min(timer.intervalNanos / 2, 1_000_000) { next += timer.intervalNanos }
                 timer.fireNanos = next
             } else {
                 let interval = timer.intervalNanos

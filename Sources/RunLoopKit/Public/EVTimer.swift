@@ -32,6 +32,7 @@ public final class EVTimer: @unchecked Sendable {
     enum Start {
         case afterInterval(Int64)
         case at(Date)
+        case instant(Int64)
         /// The first multiple of the interval on the loop's monotonic clock after now.
         case monotonicGrid
         case resolved
@@ -103,8 +104,12 @@ public final class EVTimer: @unchecked Sendable {
         interval: Duration, repeats: Bool, tolerance: Duration = .zero, label: String? = nil,
         block: @escaping @Sendable (EVTimer) -> Void
     ) {
-        self.init(interval: interval.seconds, repeats: repeats, tolerance: tolerance.seconds,
-                  label: label, block: block)
+        let call = "EVTimer(interval: Duration)"
+        let checked = Self.checkedInterval(nanos: interval.nanoseconds, repeats: repeats)
+        self.init(
+            start: .afterInterval(max(0, checked)), intervalNanos: checked, repeats: repeats,
+            toleranceNanos: Self.checkedTolerance(nanos: tolerance.nanoseconds, call: call),
+            alignmentOffsetNanos: nil, label: label, block: block)
     }
 
     /// Creates a timer that first fires at `date`, then every `interval` seconds if it repeats.
@@ -124,6 +129,24 @@ public final class EVTimer: @unchecked Sendable {
         self.init(
             start: .at(date), intervalNanos: Self.checkedInterval(interval, repeats: repeats, call: call),
             repeats: repeats, toleranceNanos: Self.checkedTolerance(tolerance, call: call),
+            alignmentOffsetNanos: nil, label: label, block: block)
+    }
+
+    /// Creates a timer that first fires at `instant` of the loop's monotonic clock, then
+    /// every `interval` if it repeats: exact to the nanosecond, untouched by wall-clock
+    /// conversions (what virtual-time tests want).
+    ///
+    /// The corresponding CF notion is a timer's `_fireTSR`, set directly.
+    public convenience init(
+        fireAt instant: EVRunLoop.Instant, interval: Duration = .zero, repeats: Bool = false,
+        tolerance: Duration = .zero, label: String? = nil,
+        block: @escaping @Sendable (EVTimer) -> Void
+    ) {
+        let call = "EVTimer(fireAt: Instant)"
+        self.init(
+            start: .instant(instant.nanoseconds),
+            intervalNanos: Self.checkedInterval(nanos: interval.nanoseconds, repeats: repeats),
+            repeats: repeats, toleranceNanos: Self.checkedTolerance(nanos: tolerance.nanoseconds, call: call),
             alignmentOffsetNanos: nil, label: label, block: block)
     }
 
@@ -154,14 +177,22 @@ public final class EVTimer: @unchecked Sendable {
 
     private static func checkedInterval(_ interval: TimeInterval, repeats: Bool, call: String) -> Int64 {
         precondition(interval.isFinite, "\(call): interval \(interval) is not finite")
-        if repeats && interval <= 0 { return 100_000 }  // 0.1 ms, Foundation's documented floor
-        return Int64((interval * 1e9).rounded())
+        return checkedInterval(nanos: Int64((min(interval, 9e9) * 1e9).rounded()), repeats: repeats)
+    }
+
+    /// A non-positive repeating interval becomes 0.1 ms, Foundation's documented floor.
+    private static func checkedInterval(nanos: Int64, repeats: Bool) -> Int64 {
+        repeats && nanos <= 0 ? 100_000 : nanos
     }
 
     static func checkedTolerance(_ tolerance: TimeInterval, call: String) -> Int64 {
         precondition(tolerance.isFinite, "\(call): tolerance \(tolerance) is not finite")
-        precondition(tolerance >= 0, "\(call): tolerance \(tolerance) is negative")
-        return Int64((tolerance * 1e9).rounded())
+        return checkedTolerance(nanos: Int64((min(tolerance, 9e9) * 1e9).rounded()), call: call)
+    }
+
+    static func checkedTolerance(nanos: Int64, call: String) -> Int64 {
+        precondition(nanos >= 0, "\(call): tolerance \(Double(nanos) / 1e9) s is negative")
+        return nanos
     }
 
     // MARK: Public state
@@ -199,6 +230,7 @@ public final class EVTimer: @unchecked Sendable {
         get {
             switch start {
             case .at(let date): return date
+            case .instant(let nanos): return loop?.date(atNanos: nanos) ?? Date.distantPast
             case .afterInterval(let nanos):
                 return Date(timeIntervalSinceNow: Double(nanos) / 1e9)
             case .monotonicGrid:
@@ -219,6 +251,16 @@ public final class EVTimer: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// When the timer fires next, on its loop's monotonic clock; nil until it is added to a
+    /// loop. Inside the timer's callout it is the fire date being served, so
+    /// `loop.now - fireInstant` is how late the callout runs. Loop thread only.
+    ///
+    /// The corresponding CF field is the timer's `_fireTSR`.
+    public var fireInstant: EVRunLoop.Instant? {
+        if case .resolved = start { return EVRunLoop.Instant(nanoseconds: fireNanos) }
+        return nil
     }
 
     /// Whether the timer can still fire.

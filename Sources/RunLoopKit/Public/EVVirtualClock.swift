@@ -38,17 +38,17 @@ public final class EVVirtualClock: Sendable {
         start: EVRunLoop.Instant = EVRunLoop.Instant(nanoseconds: 1_000_000_000_000),
         wallStart: Date = Date(timeIntervalSince1970: 1_767_225_600)
     ) {
-        let wallNanos = Int64((wallStart.timeIntervalSince1970 * 1e9).rounded())
-        state = Mutex(State(now: start, wallOffset: wallNanos - start.nanoseconds))
+        state = Mutex(State(now: start, wallOffset: wallStart.nanosecondsSince1970 - start.nanoseconds))
     }
 
     /// The current reading of the monotonic clock.
     public var now: EVRunLoop.Instant { state.withLock { $0.now } }
 
     /// The current reading of the wall clock.
-    public var wallNow: Date {
-        state.withLock { Self.date(nanoseconds: $0.now.nanoseconds + $0.wallOffset) }
-    }
+    public var wallNow: Date { Self.date(nanoseconds: wallNanos) }
+
+    /// The wall clock in nanoseconds since 1970.
+    var wallNanos: Int64 { state.withLock { $0.now.nanoseconds + $0.wallOffset } }
 
     /// Moves both clocks forward by `duration` (negative durations are a programmer error).
     public func advance(by duration: Duration) {
@@ -64,7 +64,7 @@ public final class EVVirtualClock: Sendable {
     /// Sets the wall clock to `date` without moving the monotonic clock, as `settimeofday`
     /// would; loops on this clock re-align their wall-clock timers at their next wake.
     public func setWallClock(to date: Date) {
-        let wallNanos = Int64((date.timeIntervalSince1970 * 1e9).rounded())
+        let wallNanos = date.nanosecondsSince1970
         state.withLock {
             $0.wallOffset = wallNanos - $0.now.nanoseconds
             $0.wallWasSet = true
@@ -79,8 +79,19 @@ public final class EVVirtualClock: Sendable {
         }
     }
 
+    /// The date `nanoseconds` after 1970.
     static func date(nanoseconds: Int64) -> Date {
         Date(timeIntervalSince1970: Double(nanoseconds / 1_000_000_000)
             + Double(nanoseconds % 1_000_000_000) / 1e9)
+    }
+}
+
+extension Date {
+    /// Nanoseconds since 1970, computed from whole seconds and the fraction apart so that
+    /// no precision is lost to a `Double` product near 10^18.
+    var nanosecondsSince1970: Int64 {
+        let seconds = timeIntervalSince1970
+        let whole = seconds.rounded(.down)
+        return Int64(whole) * 1_000_000_000 + Int64(((seconds - whole) * 1e9).rounded())
     }
 }
