@@ -26,6 +26,12 @@ let package = Package(
             dependencies: ["RunLoopKit"],
             path: "Examples/pass-trace"
         ),
+        // Prints the real loop's timer precision: aligned-second phase and 10 ms lateness.
+        .executableTarget(
+            name: "precision-probe",
+            dependencies: ["RunLoopKit"],
+            path: "Examples/precision-probe"
+        ),
         .testTarget(
             name: "RunLoopKitTests",
             dependencies: [

@@ -1,0 +1,58 @@
+import Foundation
+import RunLoopKit
+
+// Measures RunLoopKit's timer precision on the real (libev) loop:
+//   1. a whole-second wall-clock aligned timer: each tick's phase after the second;
+//   2. a 10 ms repeating timer: lateness of each fire, and drift of the scheduled dates.
+// Usage: precision-probe [ticks (default 10)] [seconds of the 10 ms timer (default 10)]
+
+let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
+let ticks = arguments.first ?? 10
+let tenMillisecondSeconds = arguments.dropFirst().first ?? 10
+
+/// Samples written by timer callouts, read after the run; all on the loop's thread.
+final class Samples: @unchecked Sendable {
+    var values: [Double] = []
+}
+
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
+}
+
+func describe(_ name: String, _ microseconds: [Double]) {
+    let line = String(format: "%@: n=%d median %.1f µs, p99 %.1f µs, max %.1f µs", name, microseconds.count,
+                      percentile(microseconds, 0.5), percentile(microseconds, 0.99), microseconds.max() ?? 0)
+    print(line)
+}
+
+let loop = EVRunLoop.current
+
+// 1. Whole-second aligned timer: the phase is how far past x.000 the callout runs.
+let phases = Samples()
+let aligned = EVTimer(alignedTo: 1) { timer in
+    let wall = Date().timeIntervalSince1970
+    phases.values.append((wall - wall.rounded(.down)) * 1e6)
+    if phases.values.count == ticks { timer.invalidate() }
+}
+loop.add(aligned, forMode: .default)
+loop.run()
+describe("aligned 1 s phase after the second", phases.values)
+
+// 2. A 10 ms repeating timer: lateness against its scheduled date, and the schedule's drift.
+let lateness = Samples()
+let scheduled = Samples()
+let fires = tenMillisecondSeconds * 100
+let ten = EVTimer(interval: 0.01, repeats: true) { timer in
+    lateness.values.append(Double(loop.now.nanoseconds - timer.fireInstant!.nanoseconds) / 1e3)
+    scheduled.values.append(Double(timer.fireInstant!.nanoseconds))
+    if scheduled.values.count == fires { timer.invalidate() }
+}
+loop.add(ten, forMode: .default)
+loop.run()
+describe("10 ms timer lateness", lateness.values)
+let first = scheduled.values.first ?? 0
+let drift = scheduled.values.enumerated().map { abs($1 - first - Double($0) * 10_000_000) }.max() ?? 0
+print(String(format: "10 ms timer: %d fires, %d skipped; accumulated drift of scheduled dates after %d s: %.0f ns",
+             scheduled.values.count, Int(((scheduled.values.last ?? first) - first) / 10_000_000) + 1 - scheduled.values.count,
+             tenMillisecondSeconds, drift))
