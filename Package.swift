@@ -26,6 +26,25 @@ let package = Package(
             dependencies: ["RunLoopKit"],
             path: "Examples/pass-trace"
         ),
+        // S4: rows counting down to their due time, 0.1 s polling versus an aligned timer.
+        .target(
+            name: "TodoCountdown",
+            dependencies: ["RunLoopKit"],
+            path: "Examples/todo-countdown/TodoCountdown"
+        ),
+        .executableTarget(
+            name: "todo-countdown",
+            dependencies: [
+                "RunLoopKit", "TodoCountdown",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/todo-countdown/Main"
+        ),
+        .testTarget(
+            name: "TodoCountdownTests",
+            // The executable too, so that the end-to-end test finds it built next to the tests.
+            dependencies: ["RunLoopKit", "TodoCountdown", "todo-countdown"]
+        ),
         // Prints the real loop's timer precision: aligned-second phase and 10 ms lateness.
         .executableTarget(
             name: "precision-probe",
