@@ -26,6 +26,25 @@ let package = Package(
             dependencies: ["RunLoopKit"],
             path: "Examples/pass-trace"
         ),
+        // S0: a clock that ticks on whole seconds; naive, polling and aligned timers compared.
+        .target(
+            name: "AlignedClock",
+            dependencies: ["RunLoopKit"],
+            path: "Examples/aligned-clock/AlignedClock"
+        ),
+        .executableTarget(
+            name: "aligned-clock",
+            dependencies: [
+                "RunLoopKit", "AlignedClock",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/aligned-clock/Main"
+        ),
+        .testTarget(
+            name: "AlignedClockTests",
+            // The executable too, so that the end-to-end test finds it built next to the tests.
+            dependencies: ["RunLoopKit", "AlignedClock", "aligned-clock"]
+        ),
         // S4: rows counting down to their due time, 0.1 s polling versus an aligned timer.
         .target(
             name: "TodoCountdown",

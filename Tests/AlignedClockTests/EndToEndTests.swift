@@ -1,0 +1,50 @@
+import AlignedClock
+import Foundation
+import Testing
+
+/// Runs the real `aligned-clock` binary for about two seconds and checks its JSON summary.
+/// Bounds are generous: this checks behaviour, not speed.
+@Suite(.serialized) struct EndToEndTests {
+    private func binary() throws -> URL {
+        try #require(ExampleProcess.binary(named: "aligned-clock"),
+                     "aligned-clock not found in \(ExampleProcess.productsDirectory.path); build it first")
+    }
+
+    @Test func compareRunPrintsOneJSONSummary() throws {
+        let result = try ExampleProcess.run(try binary(), ["--compare", "--duration", "2.2", "--json"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 1)
+        let summary = try JSONDecoder().decode(ClockSummary.self, from: Data(result.stdout.utf8))
+        #expect(summary.strategies.map(\.strategy) == [.naive, .polling, .aligned])
+        #expect(summary.duration > 2 && summary.duration < 10)
+        let aligned = try #require(summary.report(for: .aligned))
+        #expect(aligned.updates >= 1 && aligned.updates <= 3)
+        #expect(aligned.phaseErrorMedianMs >= 0 && aligned.phaseErrorMedianMs < 100)
+        #expect(aligned.wakeupsPerSecond < 2)
+        let polling = try #require(summary.report(for: .polling))
+        #expect(polling.wakeupsPerSecond > 3 && polling.wakeupsPerSecond <= 11)
+    }
+
+    @Test func interruptEndsTheRunAndStillPrintsTheSummary() throws {
+        let result = try ExampleProcess.run(try binary(), ["--json"], interruptAfter: 1.5)
+        #expect(result.reason == .exit && result.status == 0, "stderr: \(result.stderr)")
+        let summary = try JSONDecoder().decode(ClockSummary.self, from: Data(result.stdout.utf8))
+        #expect(summary.duration > 1 && summary.duration < 30)
+        #expect(summary.strategies.map(\.strategy) == [.aligned])
+    }
+
+    @Test func plainOutputWhenNotATerminal() throws {
+        let result = try ExampleProcess.run(try binary(), ["--duration", "1.5"])
+        #expect(result.status == 0)
+        #expect(!result.stdout.contains("\u{1B}["))
+        #expect(result.stdout.contains("aligned 1 s timer"))
+        #expect(result.stdout.contains("phase error ms"))
+    }
+
+    @Test func badArgumentsAreRejected() throws {
+        let result = try ExampleProcess.run(try binary(), ["--lead", "soon"])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("--lead"))
+    }
+}
