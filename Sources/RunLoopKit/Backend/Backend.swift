@@ -19,9 +19,10 @@ protocol Backend: AnyObject, Sendable {
     /// Waits until `deadline`, until a watched descriptor or signal is ready, or until
     /// ``wakeUp()`` is called (a wake sent before the wait ends it at once). `deadline` at
     /// or before now polls: readiness is collected without sleeping. Readiness is reported
-    /// to `events` from inside this call, on the loop's thread.
-    func wait(until deadline: EVRunLoop.Instant, events: any BackendEvents)
-    /// Ends the current or next ``wait(until:events:)`` early. Safe from any thread.
+    /// to `events` from inside this call, on the loop's thread. `precise` asks for the wake
+    /// to land as close to `deadline` as the backend can (a zero-tolerance timer is due).
+    func wait(until deadline: EVRunLoop.Instant, precise: Bool, events: any BackendEvents)
+    /// Ends the current or next ``wait(until:precise:events:)`` early. Safe from any thread.
     func wakeUp()
 
     /// Whether this backend can watch descriptors and signals (the virtual one cannot).

@@ -11,6 +11,11 @@ import Glibc
 /// - Deadlines: a `CLOCK_MONOTONIC` timerfd armed at the absolute deadline, watched by an
 ///   `ev_io`. libev's own timers ride on `epoll_wait`'s millisecond timeout and land up to
 ///   ~1 ms late; the timerfd is an hrtimer, so the wake lands within tens of microseconds.
+/// - Precise deadlines (a zero-tolerance timer is due): the timerfd is armed early by the
+///   wake-up latency this loop has been seeing, and the last stretch is spun on the
+///   monotonic clock, so the wake lands within microseconds of the deadline. The lead adapts
+///   (twice the running mean of the oversleep, between 10 and 250 µs) and bounds the CPU
+///   spent per precise wake.
 /// - Wakes from other threads: an `ev_async` (`ev_async_send` is never lost).
 /// - Wall-clock changes: a `CLOCK_REALTIME` timerfd with `TFD_TIMER_CANCEL_ON_SET`, whose
 ///   read fails with `ECANCELED` when the clock is set.
@@ -25,6 +30,12 @@ final class LibevBackend: Backend, @unchecked Sendable {
     private let deadline: Watcher
     private let wallClock: Watcher
     private var armedDeadline: Int64 = -1
+    /// Whether the deadline timerfd fired during the current wait, and whether anything
+    /// else (a wake, a descriptor, a signal) did.
+    private var deadlineFired = false
+    private var otherEvent = false
+    /// Running mean of how late the kernel wakes us after the timerfd's expiry (ns).
+    private var meanOversleep: Int64 = 50_000
     private var descriptors: [ObjectIdentifier: Watcher] = [:]
     private var signals: [ObjectIdentifier: Watcher] = [:]
     /// The sink of the wait in progress; nil outside `wait`.
@@ -36,7 +47,9 @@ final class LibevBackend: Backend, @unchecked Sendable {
         }
         self.loop = loop
         async = .allocate(capacity: 1)
-        clibev_async_init(async) { _, _, _ in }
+        clibev_async_init(async) { loop, _, _ in
+            Unmanaged<LibevBackend>.fromOpaque(ev_userdata(loop)!).takeUnretainedValue().otherEvent = true
+        }
         ev_async_start(loop, async)
 
         let deadlineFD = clibev_timerfd_create(0)
@@ -47,7 +60,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
         deadline = Watcher(io: deadlineFD, writing: false, token: nil)
         wallClock = Watcher(io: wallFD, writing: false, token: nil)
         deadline.start(on: loop, owner: self) { backend, _ in
-            _ = clibev_timerfd_consume(backend.deadline.fd)
+            if clibev_timerfd_consume(backend.deadline.fd) == 1 { backend.deadlineFired = true }
             backend.armedDeadline = -1
         }
         wallClock.start(on: loop, owner: self) { backend, _ in
@@ -57,6 +70,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
             backend.armWallClockWatch()
         }
         armWallClockWatch()
+        ev_set_userdata(loop, Unmanaged.passUnretained(self).toOpaque())
     }
 
     deinit {
@@ -77,20 +91,37 @@ final class LibevBackend: Backend, @unchecked Sendable {
 
     func wallNanos() -> Int64 { clibev_realtime_ns() }
 
-    func wait(until deadlineInstant: EVRunLoop.Instant, events: any BackendEvents) {
+    func wait(until deadlineInstant: EVRunLoop.Instant, precise: Bool, events: any BackendEvents) {
         self.events = events
         defer { self.events = nil }
         let target = deadlineInstant.nanoseconds
-        if target <= clibev_monotonic_ns() {
+        let now = clibev_monotonic_ns()
+        if target <= now {
             ev_run(loop, Int32(EVRUN_NOWAIT))
             return
         }
-        let wanted: Int64 = target == .max ? -1 : target
-        if wanted != armedDeadline {
-            _ = clibev_timerfd_arm(deadline.fd, wanted, 0)
-            armedDeadline = wanted
+        let lead = precise ? min(max(2 * meanOversleep, 10_000), 250_000) : 0
+        let armAt: Int64 = target == .max ? -1 : target - lead
+        deadlineFired = false
+        otherEvent = false
+        if armAt >= 0 && armAt <= now {
+            ev_run(loop, Int32(EVRUN_NOWAIT))  // inside the lead: collect events, then spin
+        } else {
+            if armAt != armedDeadline {
+                _ = clibev_timerfd_arm(deadline.fd, armAt, 0)
+                armedDeadline = armAt
+            }
+            ev_run(loop, Int32(EVRUN_ONCE))
+            guard deadlineFired else { return }
+            let oversleep = clibev_monotonic_ns() - armAt
+            meanOversleep += (oversleep - meanOversleep) / 8
         }
-        ev_run(loop, Int32(EVRUN_ONCE))
+        if precise && !otherEvent { spin(until: target) }
+    }
+
+    /// Busy-waits on the monotonic clock until `target` (at most the lead: ≤ 250 µs).
+    private func spin(until target: Int64) {
+        while clibev_monotonic_ns() < target {}
     }
 
     func wakeUp() { ev_async_send(loop, async) }
@@ -103,6 +134,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
     func watch(fd: Int32, writing: Bool, token: ObjectIdentifier) {
         let watcher = Watcher(io: fd, writing: writing, token: token)
         watcher.start(on: loop, owner: self) { backend, token in
+            backend.otherEvent = true
             backend.events?.descriptorReady(token!)
         }
         descriptors[token] = watcher
@@ -115,6 +147,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
     func watch(signal: Int32, token: ObjectIdentifier) {
         let watcher = Watcher(signal: signal, token: token)
         watcher.start(on: loop, owner: self) { backend, token in
+            backend.otherEvent = true
             backend.events?.signalArrived(token!)
         }
         signals[token] = watcher

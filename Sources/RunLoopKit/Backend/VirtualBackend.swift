@@ -22,7 +22,7 @@ final class VirtualBackend: Backend {
     func wallNow() -> Date { clock.wallNow }
     func wallNanos() -> Int64 { clock.wallNanos }
 
-    func wait(until deadline: EVRunLoop.Instant, events: any BackendEvents) {
+    func wait(until deadline: EVRunLoop.Instant, precise: Bool, events: any BackendEvents) {
         defer { if clock.takeWallClockChange() { events.wallClockChanged() } }
         if takeWake() { return }
         if deadline != .distantFuture {

@@ -54,7 +54,7 @@ extension EVRunLoop {
 
             let poll = handled || polling
             if !poll { notify(.beforeWaiting, state) }
-            wait(in: state, until: poll ? .min : min(deadline, wakeNanos(for: state)), polling: poll)
+            wait(in: state, until: poll ? .min : deadline, polling: poll)
             markWake()
             if !poll { notify(.afterWaiting, state) }
 
@@ -70,9 +70,12 @@ extension EVRunLoop {
         }
     }
 
+    /// Waits until the run's `deadline` or the mode's next timer wake, whichever is first.
     private func wait(in state: ModeState, until deadline: Int64, polling: Bool) {
+        let timers = state.timers.wake
         if !polling { stats.wakeups += 1 }
-        backend.wait(until: Instant(nanoseconds: deadline), events: self)
+        let (until, precise) = !polling && timers.nanos < deadline ? timers : (deadline, false)
+        backend.wait(until: Instant(nanoseconds: until), precise: precise, events: self)
         drainInbox()
     }
 

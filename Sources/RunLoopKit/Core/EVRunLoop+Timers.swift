@@ -93,9 +93,6 @@ extension EVRunLoop {
         }
     }
 
-    /// The instant the loop must wake at for `state`'s timers (`.max` if none).
-    func wakeNanos(for state: ModeState) -> Int64 { state.timers.wakeNanos }
-
     /// CF's `__CFRunLoopDoTimers`: fires, in fire order, the timers of `state` that were due
     /// at the wake, skipping any invalidated, removed or already firing meanwhile.
     func fireDueTimers(_ state: ModeState) {

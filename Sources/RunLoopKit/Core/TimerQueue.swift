@@ -49,10 +49,13 @@ struct TimerQueue {
     var count: Int { exact.count + tolerantByFire.count }
 
     /// The instant (ns) the loop must wake at to honour every tolerance, ignoring timers
-    /// whose callout is on the stack (as CF's `__CFArmNextTimerInMode` does); `.max` when
-    /// nothing is scheduled.
-    var wakeNanos: Int64 {
-        min(exact.earliestKeyNotFiring(), tolerantByLatest.earliestKeyNotFiring())
+    /// whose callout is on the stack (as CF's `__CFArmNextTimerInMode` does), `.max` when
+    /// nothing is scheduled; and whether it is a zero-tolerance timer's fire date (which
+    /// deserves a precise wake) rather than the end of some timer's tolerance.
+    var wake: (nanos: Int64, precise: Bool) {
+        let exactWake = exact.earliestKeyNotFiring()
+        let tolerantWake = tolerantByLatest.earliestKeyNotFiring()
+        return exactWake <= tolerantWake ? (exactWake, exactWake != .max) : (tolerantWake, false)
     }
 
     mutating func insert(_ node: TimerNode) {
