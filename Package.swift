@@ -64,6 +64,25 @@ let package = Package(
             // The executable too, so that the end-to-end test finds it built next to the tests.
             dependencies: ["RunLoopKit", "TodoCountdown", "todo-countdown"]
         ),
+        // S3: a task list with live timers: modes, tolerance, a display link, the background.
+        .target(
+            name: "TaskTimers",
+            dependencies: ["RunLoopKit"],
+            path: "Examples/task-timers/TaskTimers"
+        ),
+        .executableTarget(
+            name: "task-timers",
+            dependencies: [
+                "RunLoopKit", "TaskTimers",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/task-timers/Main"
+        ),
+        .testTarget(
+            name: "TaskTimersTests",
+            // The executable too, so that the end-to-end test finds it built next to the tests.
+            dependencies: ["RunLoopKit", "TaskTimers", "task-timers"]
+        ),
         // Prints the real loop's timer precision: aligned-second phase and 10 ms lateness.
         .executableTarget(
             name: "precision-probe",
