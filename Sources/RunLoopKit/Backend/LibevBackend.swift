@@ -14,8 +14,9 @@ import Glibc
 /// - Precise deadlines (a zero-tolerance timer is due): the timerfd is armed early by the
 ///   wake-up latency this loop has been seeing, and the last stretch is spun on the
 ///   monotonic clock, so the wake lands within microseconds of the deadline. The lead adapts
-///   (twice the running mean of the oversleep, between 10 and 250 µs) and bounds the CPU
-///   spent per precise wake.
+///   (twice the running mean of the oversleep, between 10 and 250 µs), and spinning draws
+///   on a budget of 1% of the loop thread's time: at high wake rates the loop falls back to
+///   plain timerfd wakes rather than burn a core.
 /// - Wakes from other threads: an `ev_async` (`ev_async_send` is never lost).
 /// - Wall-clock changes: a `CLOCK_REALTIME` timerfd with `TFD_TIMER_CANCEL_ON_SET`, whose
 ///   read fails with `ECANCELED` when the clock is set.
@@ -36,6 +37,9 @@ final class LibevBackend: Backend, @unchecked Sendable {
     private var otherEvent = false
     /// Running mean of how late the kernel wakes us after the timerfd's expiry (ns).
     private var meanOversleep: Int64 = 50_000
+    /// Spin budget (ns): grows by 1% of elapsed time, up to 2 ms; spinning spends it.
+    private var spinBudget: Int64 = 2_000_000
+    private var budgetUpdated: Int64 = clibev_monotonic_ns()
     private var descriptors: [ObjectIdentifier: Watcher] = [:]
     private var signals: [ObjectIdentifier: Watcher] = [:]
     /// The sink of the wait in progress; nil outside `wait`.
@@ -100,7 +104,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
             ev_run(loop, Int32(EVRUN_NOWAIT))
             return
         }
-        let lead = precise ? min(max(2 * meanOversleep, 10_000), 250_000) : 0
+        let lead = precise ? spinLead(now: now) : 0
         let armAt: Int64 = target == .max ? -1 : target - lead
         deadlineFired = false
         otherEvent = false
@@ -116,12 +120,24 @@ final class LibevBackend: Backend, @unchecked Sendable {
             let oversleep = clibev_monotonic_ns() - armAt
             meanOversleep += (oversleep - meanOversleep) / 8
         }
-        if precise && !otherEvent { spin(until: target) }
+        if lead > 0 && !otherEvent { spin(until: target) }
     }
 
-    /// Busy-waits on the monotonic clock until `target` (at most the lead: ≤ 250 µs).
+    /// How early to wake for a precise deadline: 0 when the spin budget cannot pay for it.
+    private func spinLead(now: Int64) -> Int64 {
+        spinBudget = min(spinBudget + (now - budgetUpdated) / 100, 2_000_000)
+        budgetUpdated = now
+        let lead = min(max(2 * meanOversleep, 10_000), 250_000)
+        return spinBudget >= lead ? lead : 0
+    }
+
+    /// Busy-waits on the monotonic clock until `target` (at most the lead: ≤ 250 µs),
+    /// charging the spin budget.
     private func spin(until target: Int64) {
-        while clibev_monotonic_ns() < target {}
+        let start = clibev_monotonic_ns()
+        var now = start
+        while now < target { now = clibev_monotonic_ns() }
+        spinBudget -= now - start
     }
 
     func wakeUp() { ev_async_send(loop, async) }

@@ -97,13 +97,8 @@ extension EVRunLoop {
     /// at the wake, skipping any invalidated, removed or already firing meanwhile.
     func fireDueTimers(_ state: ModeState) {
         guard let wake = lastWakeInstant?.nanoseconds else { return }
-        let due = state.timers.due(at: wake)
-        for timer in due {
-            guard timer.isValid, !timer.isFiring, timer.fireNanos <= wake,
-                  timer.nodes.contains(where: { $0.state === state })
-            else { continue }
-            fire(timer)
-        }
+        state.timers.beginFiringPass()
+        while let node = state.timers.nextDue(at: wake) { fire(node.timer) }
     }
 
     /// CF's `__CFRunLoopDoTimer`: the callout, then the next fire date. A repeating timer's

@@ -1,30 +1,20 @@
 /// One timer's place in one mode's ``TimerQueue``.
 ///
-/// A timer in several modes has one node per mode. The node caches the keys it is sorted
-/// by, so heap comparisons never touch the timer itself.
+/// A timer in several modes has one node per mode. The node remembers where it sits in the
+/// queue's heaps, so removal and rescheduling are O(log n).
 final class TimerNode {
     let timer: EVTimer
-    /// The timer's fire instant (ns) and its latest acceptable instant, fire + tolerance.
-    var fire: Int64
-    var latest: Int64
     /// Position in the queue's fire heap, and in its deadline heap (-1 when not in it).
     var fireIndex = -1
     var latestIndex = -1
+    /// The firing pass in which the node was inserted or re-sorted: such a node waits for the
+    /// next pass, as a timer outside CF's snapshot of due timers does.
+    var touchedInPass: UInt64 = 0
 
-    init(timer: EVTimer) {
-        self.timer = timer
-        fire = timer.fireNanos
-        latest = timer.latestNanos
-    }
+    init(timer: EVTimer) { self.timer = timer }
 
-    /// Orders by fire instant, then by timer creation, so equal dates fire in creation order.
-    static func firesBefore(_ a: TimerNode, _ b: TimerNode) -> Bool {
-        a.fire != b.fire ? a.fire < b.fire : a.timer.sequence < b.timer.sequence
-    }
-
-    static func dueBefore(_ a: TimerNode, _ b: TimerNode) -> Bool {
-        a.latest != b.latest ? a.latest < b.latest : a.timer.sequence < b.timer.sequence
-    }
+    /// Whether the node is in its queue (it leaves when the timer leaves the mode).
+    var isQueued: Bool { fireIndex >= 0 }
 }
 
 /// The timers of one mode, ordered for two questions: which timers are due, and when must
@@ -44,6 +34,8 @@ struct TimerQueue {
     private var exact = NodeHeap(kind: .fire)
     private var tolerantByFire = NodeHeap(kind: .fire)
     private var tolerantByLatest = NodeHeap(kind: .latest)
+    /// The current firing pass (see ``beginFiringPass()``).
+    private var pass: UInt64 = 1
 
     var isEmpty: Bool { exact.isEmpty && tolerantByFire.isEmpty }
     var count: Int { exact.count + tolerantByFire.count }
@@ -59,7 +51,8 @@ struct TimerQueue {
     }
 
     mutating func insert(_ node: TimerNode) {
-        if node.latest == node.fire {
+        node.touchedInPass = pass
+        if node.timer.toleranceNanos == 0 {
             exact.insert(node)
         } else {
             tolerantByFire.insert(node)
@@ -78,12 +71,10 @@ struct TimerQueue {
 
     /// Re-sorts `node` after its timer's fire date or tolerance changed.
     mutating func update(_ node: TimerNode) {
+        guard node.isQueued else { return }
+        node.touchedInPass = pass
         let wasTolerant = node.latestIndex >= 0
-        let fire = node.timer.fireNanos
-        let latest = node.timer.latestNanos
-        if wasTolerant == (latest != fire) {
-            node.fire = fire
-            node.latest = latest
+        if wasTolerant == (node.timer.toleranceNanos != 0) {
             if wasTolerant {
                 tolerantByFire.update(node)
                 tolerantByLatest.update(node)
@@ -92,116 +83,161 @@ struct TimerQueue {
             }
         } else {
             remove(node)
-            node.fire = fire
-            node.latest = latest
             insert(node)
         }
     }
 
-    /// The timers due at `now`, in fire order: CF's snapshot of due timers for one pass.
-    func due(at now: Int64) -> [EVTimer] {
-        var nodes: [TimerNode] = []
-        exact.collect(firingBy: now, into: &nodes)
-        tolerantByFire.collect(firingBy: now, into: &nodes)
-        if nodes.count > 1 { nodes.sort(by: TimerNode.firesBefore) }
-        return nodes.map(\.timer)
+    /// Starts a firing pass: nodes inserted or re-sorted from now on are not due in it.
+    /// Together with ``nextDue(at:)`` this gives CF's snapshot semantics (the timers due when
+    /// the pass starts fire, in fire order) without copying or sorting a snapshot.
+    mutating func beginFiringPass() { pass &+= 1 }
+
+    /// The next timer to fire in this pass: the earliest (then oldest) node due at `now`
+    /// that was queued before the pass began and whose timer is valid and not firing.
+    func nextDue(at now: Int64) -> TimerNode? {
+        let a = exact.firstEligible(dueBy: now, pass: pass)
+        let b = tolerantByFire.firstEligible(dueBy: now, pass: pass)
+        switch (a, b) {
+        case (nil, nil): return nil
+        case let (a?, nil): return a.node.takeUnretainedValue()
+        case let (nil, b?): return b.node.takeUnretainedValue()
+        case let (a?, b?): return (NodeHeap.Entry.before(a, b) ? a : b).node.takeUnretainedValue()
+        }
     }
 
     /// Every timer in the queue, in no particular order.
     var allTimers: [EVTimer] { (exact.nodes + tolerantByFire.nodes).map(\.timer) }
 }
 
-/// A binary min-heap of ``TimerNode``s that records each node's index in the node, so that
-/// removal and re-sorting are O(log n).
+/// A 4-ary min-heap of ``TimerNode``s keyed by fire instant or by fire + tolerance (half
+/// the depth of a binary heap, hence half the index updates per sift; libev uses the same
+/// shape for its timers).
+///
+/// Entries carry their key and the timer's creation sequence inline and refer to the node
+/// without retaining it (the node's timer keeps it alive while it is queued), so sifting
+/// compares and moves plain values: no reference counting on the hot path. Each node
+/// records its index, so removal and re-sorting are O(log n).
 struct NodeHeap {
     enum Kind { case fire, latest }
+
+    struct Entry {
+        var key: Int64
+        let sequence: UInt64
+        let node: Unmanaged<TimerNode>
+
+        /// By key, then by creation, so equal dates fire in creation order.
+        static func before(_ a: Entry, _ b: Entry) -> Bool {
+            a.key != b.key ? a.key < b.key : a.sequence < b.sequence
+        }
+    }
+
     let kind: Kind
-    private(set) var nodes: [TimerNode] = []
+    private var entries: [Entry] = []
 
     init(kind: Kind) { self.kind = kind }
 
-    var isEmpty: Bool { nodes.isEmpty }
-    var count: Int { nodes.count }
-    var first: TimerNode? { nodes.first }
+    var isEmpty: Bool { entries.isEmpty }
+    var count: Int { entries.count }
+    var nodes: [TimerNode] { entries.map { $0.node.takeUnretainedValue() } }
 
     mutating func insert(_ node: TimerNode) {
-        nodes.append(node)
-        setIndex(node, nodes.count - 1)
-        siftUp(nodes.count - 1)
+        entries.append(Entry(key: key(of: node), sequence: node.timer.sequence, node: .passUnretained(node)))
+        siftUp(entries.count - 1)
     }
 
     mutating func remove(_ node: TimerNode) {
         let index = indexOf(node)
         guard index >= 0 else { return }
-        setIndex(node, -1)
-        let last = nodes.removeLast()
-        guard index < nodes.count else { return }
-        nodes[index] = last
+        setIndex(entries[index], -1)
+        let last = entries.removeLast()
+        guard index < entries.count else { return }
+        entries[index] = last
         setIndex(last, index)
         restore(index)
     }
 
     mutating func update(_ node: TimerNode) {
         let index = indexOf(node)
-        if index >= 0 { restore(index) }
-    }
-
-    /// Appends every node whose fire instant is at or before `now` (a pruned walk: a node
-    /// that fires later hides its whole subtree, since its children fire later still).
-    func collect(firingBy now: Int64, into result: inout [TimerNode]) {
-        guard let first = nodes.first, first.fire <= now else { return }
-        if nodes.count == 1 || (nodes.count == 2 && nodes[1].fire > now) {
-            result.append(first)
-            return
-        }
-        var stack = [0]
-        while let index = stack.popLast() {
-            guard nodes[index].fire <= now else { continue }
-            result.append(nodes[index])
-            let left = 2 * index + 1
-            if left < nodes.count { stack.append(left) }
-            if left + 1 < nodes.count { stack.append(left + 1) }
-        }
+        guard index >= 0 else { return }
+        entries[index].key = key(of: node)
+        restore(index)
     }
 
     /// The smallest key among nodes whose timer is not firing; `.max` if none. The top
     /// answers unless its timer is firing (only inside a nested run), when a walk descends
     /// through firing nodes only.
     func earliestKeyNotFiring() -> Int64 {
-        guard let top = nodes.first else { return .max }
-        if !top.timer.isFiring { return key(top) }
+        guard let top = entries.first else { return .max }
+        if !isFiring(top) { return top.key }
         var best = Int64.max
         var stack = [0]
         while let index = stack.popLast() {
-            let node = nodes[index]
-            guard key(node) < best else { continue }
-            if !node.timer.isFiring {
-                best = key(node)
+            let entry = entries[index]
+            guard entry.key < best else { continue }
+            if !isFiring(entry) {
+                best = entry.key
                 continue
             }
-            let left = 2 * index + 1
-            if left < nodes.count { stack.append(left) }
-            if left + 1 < nodes.count { stack.append(left + 1) }
+            for child in Self.children(of: index, count: entries.count) { stack.append(child) }
         }
         return best
     }
 
-    private func key(_ node: TimerNode) -> Int64 { kind == .fire ? node.fire : node.latest }
+    /// The earliest entry due by `now` whose timer may fire in firing pass `pass`. The top
+    /// answers unless it is not eligible (its callout is on the stack, or it was touched in
+    /// this pass), when a walk visits the due subtree under it.
+    func firstEligible(dueBy now: Int64, pass: UInt64) -> Entry? {
+        guard let top = entries.first, top.key <= now else { return nil }
+        if isEligible(top, pass) { return top }
+        var best: Entry?
+        var stack = [0]
+        while let index = stack.popLast() {
+            let entry = entries[index]
+            guard entry.key <= now, best.map({ Entry.before(entry, $0) }) ?? true else { continue }
+            if isEligible(entry, pass) {
+                best = entry
+                continue
+            }
+            for child in Self.children(of: index, count: entries.count) { stack.append(child) }
+        }
+        return best
+    }
 
-    private func before(_ a: TimerNode, _ b: TimerNode) -> Bool {
-        kind == .fire ? TimerNode.firesBefore(a, b) : TimerNode.dueBefore(a, b)
+    private func isEligible(_ entry: Entry, _ pass: UInt64) -> Bool {
+        entry.node._withUnsafeGuaranteedRef { node in
+            node.touchedInPass != pass && !node.timer.isFiring && node.timer.isValid
+        }
+    }
+
+    private func key(of node: TimerNode) -> Int64 {
+        kind == .fire ? node.timer.fireNanos : node.timer.latestNanos
+    }
+
+    private func isFiring(_ entry: Entry) -> Bool {
+        entry.node._withUnsafeGuaranteedRef { $0.timer.isFiring }
     }
 
     private func indexOf(_ node: TimerNode) -> Int {
         kind == .fire ? node.fireIndex : node.latestIndex
     }
 
-    private func setIndex(_ node: TimerNode, _ index: Int) {
-        if kind == .fire { node.fireIndex = index } else { node.latestIndex = index }
+    private func setIndex(_ entry: Entry, _ index: Int) {
+        entry.node._withUnsafeGuaranteedRef { node in
+            if kind == .fire { node.fireIndex = index } else { node.latestIndex = index }
+        }
+    }
+
+    private static let arity = 4
+
+    private static func parent(of index: Int) -> Int { (index - 1) / arity }
+
+    private static func children(of index: Int, count: Int) -> Range<Int> {
+        let first = arity * index + 1
+        return min(first, count)..<min(first + arity, count)
     }
 
     private mutating func restore(_ index: Int) {
-        if index > 0, before(nodes[index], nodes[(index - 1) / 2]) {
+        if index > 0, Entry.before(entries[index], entries[Self.parent(of: index)]) {
             siftUp(index)
         } else {
             siftDown(index)
@@ -210,33 +246,32 @@ struct NodeHeap {
 
     private mutating func siftUp(_ start: Int) {
         var index = start
-        let node = nodes[index]
+        let entry = entries[index]
         while index > 0 {
-            let parent = (index - 1) / 2
-            guard before(node, nodes[parent]) else { break }
-            nodes[index] = nodes[parent]
-            setIndex(nodes[index], index)
+            let parent = Self.parent(of: index)
+            guard Entry.before(entry, entries[parent]) else { break }
+            entries[index] = entries[parent]
+            setIndex(entries[index], index)
             index = parent
         }
-        nodes[index] = node
-        setIndex(node, index)
+        entries[index] = entry
+        setIndex(entry, index)
     }
 
     private mutating func siftDown(_ start: Int) {
         var index = start
-        let node = nodes[index]
-        let count = nodes.count
+        let entry = entries[index]
+        let count = entries.count
         while true {
-            let left = 2 * index + 1
-            guard left < count else { break }
-            var child = left
-            if left + 1 < count, before(nodes[left + 1], nodes[left]) { child = left + 1 }
-            guard before(nodes[child], node) else { break }
-            nodes[index] = nodes[child]
-            setIndex(nodes[index], index)
+            let children = Self.children(of: index, count: count)
+            guard var child = children.first else { break }
+            for other in children.dropFirst() where Entry.before(entries[other], entries[child]) { child = other }
+            guard Entry.before(entries[child], entry) else { break }
+            entries[index] = entries[child]
+            setIndex(entries[index], index)
             index = child
         }
-        nodes[index] = node
-        setIndex(node, index)
+        entries[index] = entry
+        setIndex(entry, index)
     }
 }
