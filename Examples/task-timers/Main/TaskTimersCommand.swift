@@ -31,7 +31,7 @@ struct TaskTimersCommand: ParsableCommand {
     @Option(help: "Comma-separated actions: a, d, j, k, up, down, s, b, q, \"wait <seconds>\".")
     var script: String?
 
-    @Option(help: "Seconds to run at most (with --compare-tolerance: both runs together; default 10).")
+    @Option(help: "Seconds to run at most (with --compare-tolerance: both runs together, default 10).")
     var duration: Double?
 
     @Flag(help: "Measure wakeups of many per-task 1 s timers without, then with, 0.1 s tolerance.")
@@ -100,8 +100,9 @@ struct TaskTimersCommand: ParsableCommand {
             let runner = ScriptRunner(actions: actions, loop: loop, perform: app.perform,
                                       finished: { if !actions.isEmpty { app.perform(.quit) } })
             runner.start()
+            // Without --duration: until q, or until the script (given or built in) ends.
             let runFor: Duration = duration.map { .milliseconds(Int64(($0 * 1000).rounded())) }
-                ?? (keyboard != nil && script == nil ? .seconds(365 * 86_400) : .seconds(10))
+                ?? .seconds(365 * 86_400)
             if !app.quitRequested { loop.run(mode: .default, for: runFor) }
             runner.cancel()
             summary = TaskTimersSummary(session: app.finish(), toleranceComparison: nil)

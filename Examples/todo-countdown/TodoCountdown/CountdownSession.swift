@@ -78,12 +78,13 @@ public final class CountdownSession: @unchecked Sendable {
         redraw(now: now)
     }
 
-    /// A timer-driven full redraw: every row computed from the same `now`, then measured.
+    /// A timer-driven full redraw: every row computed from the same `now`, measured at the
+    /// moment the frame goes to the screen.
     private func redraw(now: Date) {
         shownNow = now
         list.removeDone(at: now)
-        draw(frame)
         tracker.record(shown: now, drawnAt: loop.wallNow)
+        draw(frame)
     }
 
     /// Moves the selection and redraws the same moment again (not a measured redraw).

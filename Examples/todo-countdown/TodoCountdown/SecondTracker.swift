@@ -18,7 +18,7 @@ public struct SecondTracker: Sendable {
     /// Creates an empty tracker.
     public init() {}
 
-    /// Records a redraw that computed its rows for `shown` and finished drawing at `drawnAt`.
+    /// Records a redraw that computed its rows for `shown` and was drawn at `drawnAt`.
     public mutating func record(shown: Date, drawnAt: Date) {
         let second = DisplayedSecond.of(shown)
         redraws += 1
