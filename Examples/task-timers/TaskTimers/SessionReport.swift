@@ -5,20 +5,25 @@ public struct SessionReport: Codable, Hashable, Sendable {
     public var refreshMode: RefreshMode
     /// Seconds the session ran, on the loop's monotonic clock.
     public var durationSeconds: Double
+    /// Tasks added.
     public var tasksAdded = 0
+    /// Tasks completed.
     public var tasksDone = 0
     /// Refresh timer callouts.
     public var refreshTicks = 0
     /// Refresh timers created (a new one after all tasks were done, or after the background).
     public var refreshTimersCreated = 0
-    /// Loop wakeups during the session, and per second.
+    /// Loop wakeups during the session.
     public var wakeups = 0
+    /// ``wakeups`` per second of ``durationSeconds``.
     public var wakeupsPerSecond = 0.0
-    /// Scrolls, and the seconds the loop ran the tracking mode for them.
+    /// Scrolls.
     public var scrolls = 0
+    /// Seconds the loop ran the tracking mode for the scrolls.
     public var trackingSeconds = 0.0
-    /// Refresh ticks that fired while tracking, and scheduled ticks that did not.
+    /// Refresh ticks that fired while tracking.
     public var ticksDuringTracking = 0
+    /// Refresh ticks scheduled while tracking that did not fire then.
     public var ticksMissedDuringTracking = 0
     /// The longest time between two refreshes while a refresh timer existed.
     public var longestRefreshGapSeconds = 0.0
@@ -27,9 +32,11 @@ public struct SessionReport: Codable, Hashable, Sendable {
     /// How far behind a row that counts ticks instead of computing from dates would be at
     /// the end, in seconds (the date-computed rows are always right).
     public var tickCountingLagSeconds = 0
-    /// "All done" animations started, and their frames drawn and dropped.
+    /// "All done" animations started.
     public var animations = 0
+    /// Animation frames drawn.
     public var framesDrawn = 0
+    /// Animation frames the display link dropped.
     public var framesDropped = 0
 
     /// Creates an empty report.

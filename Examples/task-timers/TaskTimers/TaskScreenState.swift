@@ -16,10 +16,12 @@ public struct TaskScreenState: Sendable {
     public var isBackground: Bool
     /// The animation bar while the "all done" animation plays, else nil.
     public var celebrationBar: String?
-    /// Refresh ticks so far, and those missed while tracking.
+    /// Refresh ticks so far.
     public var ticks: Int
+    /// Refresh ticks missed while tracking so far.
     public var ticksMissedDuringTracking: Int
-    /// Animation frames drawn and dropped so far.
+    /// Animation frames drawn so far.
     public var framesDrawn: Int
+    /// Animation frames dropped so far.
     public var framesDropped: Int
 }

@@ -17,8 +17,9 @@ public final class TaskTimersApp: @unchecked Sendable {
 
     /// The mode the loop runs while the user scrolls (UIKit's `UITrackingRunLoopMode`).
     public static let tracking = EVRunLoop.Mode("tracking")
-    /// The refresh timer's interval and tolerance.
+    /// The refresh timer's interval, in seconds.
     public static let refreshInterval = 1.0
+    /// The refresh timer's tolerance, in seconds.
     public static let refreshTolerance = 0.1
 
     /// The refresh timer's mode.

@@ -27,14 +27,17 @@ public struct ToleranceComparison: Sendable {
         public var tolerance: Double
         /// Seconds the run lasted.
         public var seconds: Double
-        /// Loop wakeups, and per second.
+        /// Loop wakeups.
         public var wakeups: Int
+        /// ``wakeups`` per second of ``seconds``.
         public var wakeupsPerSecond: Double
         /// Timer callouts.
         public var fires: Int
-        /// The earliest and latest a callout ran relative to its scheduled time, in ms to
-        /// the microsecond (never negative: a timer never fires early).
+        /// The earliest a callout ran relative to its scheduled time, in ms to the
+        /// microsecond (never negative: a timer never fires early).
         public var earliestMs: Double
+        /// The latest a callout ran relative to its scheduled time, in ms (at most the
+        /// tolerance plus the wake's own latency).
         public var latestMs: Double
     }
 
@@ -93,8 +96,9 @@ final class LatenessRecorder: @unchecked Sendable {
 public struct ToleranceReport: Codable, Hashable, Sendable {
     /// How many timers.
     public var timers: Int
-    /// The run without tolerance, and the run with it.
+    /// The run without tolerance.
     public var without: ToleranceComparison.Run
+    /// The run with tolerance; nil if the user quit before it.
     public var with: ToleranceComparison.Run?
 
     /// Creates a report; `with` is nil when the second run did not happen (the user quit).

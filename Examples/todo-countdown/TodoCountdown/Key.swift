@@ -1,6 +1,8 @@
 /// A key press read from a terminal in raw mode.
 public enum Key: Hashable, Sendable {
+    /// The up arrow (`ESC [ A`).
     case up
+    /// The down arrow (`ESC [ B`).
     case down
     /// Any other single byte, as a character (`"q"`, `"j"`, …).
     case character(Character)
