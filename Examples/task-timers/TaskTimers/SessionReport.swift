@@ -75,6 +75,3 @@ extension SessionReport {
         return copy
     }
 }
-
-/// `value` rounded to three decimal places.
-func roundedMillis(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }

@@ -282,8 +282,3 @@ public final class TaskTimersApp: @unchecked Sendable {
         mode == .default ? "default" : mode.rawValue
     }
 }
-
-/// A duration in seconds.
-func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-}

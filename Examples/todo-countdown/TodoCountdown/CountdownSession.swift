@@ -114,9 +114,3 @@ public final class CountdownSession: @unchecked Sendable {
             lagP99Ms: Percentile.of(lagsMs, 99).map { rounded($0, 3) })
     }
 }
-
-/// `value` rounded to `digits` decimal places, so the JSON summary stays readable.
-func rounded(_ value: Double, _ digits: Int) -> Double {
-    let scale = pow(10, Double(digits))
-    return (value * scale).rounded() / scale
-}
