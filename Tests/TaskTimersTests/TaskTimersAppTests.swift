@@ -70,6 +70,16 @@ struct TaskTimersAppTests {
         #expect(report.refreshTicks == 1)
     }
 
+    @Test("the background pauses the animation's display link; paused frames are not dropped")
+    func backgroundPausesAnimation() throws {
+        let (report, states) = try play("a,d,wait 0.5,b,wait 0.5,b,wait 1.5", mode: .common)
+        #expect(report.animations == 1)
+        #expect(report.framesDropped == 0)
+        // 1.5 s of animation by the clock, 0.5 s of it paused: about 60 frames drawn.
+        #expect((59...61).contains(report.framesDrawn))
+        #expect(!states.contains { $0.isBackground && $0.framesDrawn > 31 })
+    }
+
     @Test("back from the background, rows are right at once because they come from dates")
     func background() throws {
         let (report, states) = try play("a,wait 1.05,b,wait 5,b,wait 0.5", mode: .common)
