@@ -83,6 +83,20 @@ let package = Package(
             // The executable too, so that the end-to-end test finds it built next to the tests.
             dependencies: ["RunLoopKit", "TaskTimers", "task-timers"]
         ),
+        // The benchmark: RunLoopKit, raw libev (C) and Foundation's RunLoop side by side.
+        .target(
+            name: "CLibevBench",
+            path: "Benchmarks/CLibevBench",
+            linkerSettings: [.linkedLibrary("ev")]
+        ),
+        .executableTarget(
+            name: "loop-bench",
+            dependencies: [
+                "RunLoopKit", "CLibevBench",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/loop-bench"
+        ),
         // Prints the real loop's timer precision: aligned-second phase and 10 ms lateness.
         .executableTarget(
             name: "precision-probe",

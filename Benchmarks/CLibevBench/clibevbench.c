@@ -1,0 +1,324 @@
+// The raw-libev side of loop-bench: each workload written the way a C programmer would
+// write it against libev, with the measuring kept out of the callbacks where possible.
+#define _GNU_SOURCE
+#include "clibevbench.h"
+
+#include <ev.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+// MARK: Clocks and thread counters
+
+static int64_t clock_ns(clockid_t clock) {
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t lb_monotonic_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
+int64_t lb_realtime_ns(void) { return clock_ns(CLOCK_REALTIME); }
+int64_t lb_thread_cpu_ns(void) { return clock_ns(CLOCK_THREAD_CPUTIME_ID); }
+
+int64_t lb_thread_voluntary_switches(void) {
+    struct rusage usage;
+    if (getrusage(RUSAGE_THREAD, &usage) != 0) return -1;
+    return usage.ru_nvcsw;
+}
+
+int64_t lb_resident_bytes(void) {
+    FILE *file = fopen("/proc/self/statm", "r");
+    if (!file) return -1;
+    long size = 0, resident = 0;
+    int read = fscanf(file, "%ld %ld", &size, &resident);
+    fclose(file);
+    return read == 2 ? (int64_t)resident * sysconf(_SC_PAGESIZE) : -1;
+}
+
+int64_t lb_heap_in_use_bytes(void) {
+    struct mallinfo2 info = mallinfo2();
+    return (int64_t)(info.uordblks + info.hblkhd);
+}
+
+int lb_libev_version_major(void) { return ev_version_major(); }
+int lb_libev_version_minor(void) { return ev_version_minor(); }
+
+// MARK: Timers
+
+/// What the callbacks of lb_run_timers share (the loop's userdata).
+typedef struct {
+    uint64_t fires;
+    uint64_t wakes;
+    lb_fire_log *log;
+} timer_run;
+
+static void timer_fired(struct ev_loop *loop, ev_timer *w, int revents) {
+    (void)revents;
+    timer_run *run = ev_userdata(loop);
+    run->fires++;
+    lb_fire_log *log = run->log;
+    if (log && log->count < log->capacity) {
+        log->ids[log->count] = (int32_t)(intptr_t)w->data;
+        log->times[log->count] = lb_monotonic_ns();
+        log->count++;
+    }
+}
+
+static void woke(struct ev_loop *loop, ev_check *w, int revents) {
+    (void)w;
+    (void)revents;
+    ((timer_run *)ev_userdata(loop))->wakes++;
+}
+
+static void run_over(struct ev_loop *loop, ev_timer *w, int revents) {
+    (void)w;
+    (void)revents;
+    ev_break(loop, EVBREAK_ALL);
+}
+
+int lb_run_timers(int32_t count, double interval, const double *first_after,
+                  double collect_interval, double seconds,
+                  int64_t *start_ns, lb_fire_log *log, lb_run_stats *stats) {
+    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+    if (!loop) return -1;
+    if (collect_interval > 0) ev_set_timeout_collect_interval(loop, collect_interval);
+    timer_run run = {0, 0, log};
+    ev_set_userdata(loop, &run);
+
+    ev_timer *timers = malloc(sizeof(ev_timer) * (size_t)(count > 0 ? count : 1));
+    ev_now_update(loop);
+    *start_ns = lb_monotonic_ns();
+    for (int32_t i = 0; i < count; i++) {
+        ev_timer_init(&timers[i], timer_fired, first_after[i], interval);
+        timers[i].data = (void *)(intptr_t)i;
+        ev_timer_start(loop, &timers[i]);
+    }
+    ev_check check;
+    ev_check_init(&check, woke);
+    ev_check_start(loop, &check);
+
+    // The measured window starts now, so setup time is not charged to the run.
+    ev_now_update(loop);
+    ev_timer stop;
+    ev_timer_init(&stop, run_over, seconds, 0.);
+    ev_timer_start(loop, &stop);
+    if (log) log->count = 0;
+    run.fires = 0;
+    run.wakes = 0;
+    int64_t cpu0 = lb_thread_cpu_ns(), wall0 = lb_monotonic_ns();
+    int64_t switches0 = lb_thread_voluntary_switches();
+    ev_run(loop, 0);
+    stats->cpu_ns = lb_thread_cpu_ns() - cpu0;
+    stats->wall_ns = lb_monotonic_ns() - wall0;
+    stats->voluntary_switches = lb_thread_voluntary_switches() - switches0;
+    stats->fires = run.fires;
+    stats->wakes = run.wakes;
+
+    for (int32_t i = 0; i < count; i++) ev_timer_stop(loop, &timers[i]);
+    ev_check_stop(loop, &check);
+    ev_timer_stop(loop, &stop);
+    free(timers);
+    ev_loop_destroy(loop);
+    return 0;
+}
+
+static void never_fired(struct ev_loop *loop, ev_timer *w, int revents) {
+    (void)loop;
+    (void)w;
+    (void)revents;
+}
+
+int lb_schedule_cost(int32_t count, const double *after, const int32_t *stop_order,
+                     int64_t *schedule_ns, int64_t *invalidate_ns) {
+    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+    if (!loop) return -1;
+    ev_timer *timers = malloc(sizeof(ev_timer) * (size_t)(count > 0 ? count : 1));
+    int64_t t0 = lb_monotonic_ns();
+    for (int32_t i = 0; i < count; i++) {
+        ev_timer_init(&timers[i], never_fired, after[i], 0.);
+        ev_timer_start(loop, &timers[i]);
+    }
+    int64_t t1 = lb_monotonic_ns();
+    for (int32_t i = 0; i < count; i++) ev_timer_stop(loop, &timers[stop_order[i]]);
+    int64_t t2 = lb_monotonic_ns();
+    *schedule_ns = t1 - t0;
+    *invalidate_ns = t2 - t1;
+    free(timers);
+    ev_loop_destroy(loop);
+    return 0;
+}
+
+// MARK: Aligned
+
+typedef struct {
+    int32_t wanted;
+    int32_t seen;
+    int64_t *wall_times;
+} aligned_run;
+
+static void periodic_fired(struct ev_loop *loop, ev_periodic *w, int revents) {
+    (void)w;
+    (void)revents;
+    aligned_run *run = ev_userdata(loop);
+    run->wall_times[run->seen++] = lb_realtime_ns();
+    if (run->seen == run->wanted) ev_break(loop, EVBREAK_ALL);
+}
+
+int lb_aligned(double interval, int32_t fires, int64_t *wall_times) {
+    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+    if (!loop) return -1;
+    aligned_run run = {fires, 0, wall_times};
+    ev_set_userdata(loop, &run);
+    ev_periodic periodic;
+    ev_periodic_init(&periodic, periodic_fired, 0., interval, 0);
+    ev_periodic_start(loop, &periodic);
+    ev_run(loop, 0);
+    ev_periodic_stop(loop, &periodic);
+    ev_loop_destroy(loop);
+    return 0;
+}
+
+// MARK: Cross-thread wake
+
+typedef struct {
+    struct ev_loop *loop;
+    ev_async async;
+    int32_t samples;
+    double gap_seconds;
+    _Atomic int64_t sent_at;
+    _Atomic int32_t handled;
+    int64_t *latencies;
+} wake_run;
+
+static void wake_handled(struct ev_loop *loop, ev_async *w, int revents) {
+    (void)w;
+    (void)revents;
+    int64_t now = lb_monotonic_ns();
+    wake_run *run = ev_userdata(loop);
+    int32_t index = atomic_load_explicit(&run->handled, memory_order_relaxed);
+    run->latencies[index] = now - atomic_load_explicit(&run->sent_at, memory_order_acquire);
+    atomic_store_explicit(&run->handled, index + 1, memory_order_release);
+    if (index + 1 == run->samples) ev_break(loop, EVBREAK_ALL);
+}
+
+static void *wake_sender(void *argument) {
+    wake_run *run = argument;
+    struct timespec gap = {0, (long)(run->gap_seconds * 1e9)};
+    for (int32_t i = 0; i < run->samples; i++) {
+        while (atomic_load_explicit(&run->handled, memory_order_acquire) < i) sched_yield();
+        nanosleep(&gap, NULL);  // let the loop go back to sleep
+        atomic_store_explicit(&run->sent_at, lb_monotonic_ns(), memory_order_release);
+        ev_async_send(run->loop, &run->async);
+    }
+    return NULL;
+}
+
+int lb_cross_thread_wake(int32_t samples, double gap_seconds, int64_t *latencies) {
+    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+    if (!loop) return -1;
+    wake_run run = {.loop = loop, .samples = samples, .gap_seconds = gap_seconds,
+                    .latencies = latencies};
+    atomic_init(&run.sent_at, 0);
+    atomic_init(&run.handled, 0);
+    ev_set_userdata(loop, &run);
+    ev_async_init(&run.async, wake_handled);
+    ev_async_start(loop, &run.async);
+    pthread_t sender;
+    if (pthread_create(&sender, NULL, wake_sender, &run) != 0) {
+        ev_loop_destroy(loop);
+        return -1;
+    }
+    ev_run(loop, 0);
+    pthread_join(sender, NULL);
+    ev_async_stop(loop, &run.async);
+    ev_loop_destroy(loop);
+    return 0;
+}
+
+// MARK: Pass overhead
+
+typedef struct {
+    ev_async async;
+    uint64_t prepares;
+    uint64_t checks;
+    int wake_each_pass;
+} pass_run;
+
+static void before_poll(struct ev_loop *loop, ev_prepare *w, int revents) {
+    (void)w;
+    (void)revents;
+    pass_run *run = ev_userdata(loop);
+    run->prepares++;
+    if (run->wake_each_pass) ev_async_send(loop, &run->async);
+}
+
+static void after_poll(struct ev_loop *loop, ev_check *w, int revents) {
+    (void)w;
+    (void)revents;
+    ((pass_run *)ev_userdata(loop))->checks++;
+}
+
+static void async_ignored(struct ev_loop *loop, ev_async *w, int revents) {
+    (void)loop;
+    (void)w;
+    (void)revents;
+}
+
+int lb_pass_overhead(int32_t passes, int wake_each_pass, int64_t *total_ns) {
+    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+    if (!loop) return -1;
+    pass_run run = {.wake_each_pass = wake_each_pass};
+    ev_set_userdata(loop, &run);
+    ev_async_init(&run.async, async_ignored);
+    ev_async_start(loop, &run.async);
+    ev_prepare prepare;
+    ev_prepare_init(&prepare, before_poll);
+    ev_prepare_start(loop, &prepare);
+    ev_check check;
+    ev_check_init(&check, after_poll);
+    ev_check_start(loop, &check);
+    int flags = wake_each_pass ? EVRUN_ONCE : EVRUN_NOWAIT;
+    int64_t t0 = lb_monotonic_ns();
+    for (int32_t i = 0; i < passes; i++) ev_run(loop, flags);
+    *total_ns = lb_monotonic_ns() - t0;
+    ev_prepare_stop(loop, &prepare);
+    ev_check_stop(loop, &check);
+    ev_async_stop(loop, &run.async);
+    ev_loop_destroy(loop);
+    return run.checks == (uint64_t)passes ? 0 : -1;
+}
+
+// MARK: Memory
+
+typedef struct {
+    struct ev_loop *loop;
+    ev_timer *timers;
+    int32_t count;
+} timer_set;
+
+void *lb_timer_set_create(int32_t count) {
+    timer_set *set = malloc(sizeof(timer_set));
+    if (!set) return NULL;
+    set->loop = ev_loop_new(EVFLAG_AUTO);
+    set->timers = malloc(sizeof(ev_timer) * (size_t)(count > 0 ? count : 1));
+    set->count = count;
+    if (!set->loop || !set->timers) return NULL;
+    for (int32_t i = 0; i < count; i++) {
+        ev_timer_init(&set->timers[i], never_fired, 3600. + i * 1e-6, 0.);
+        ev_timer_start(set->loop, &set->timers[i]);
+    }
+    return set;
+}
+
+void lb_timer_set_destroy(void *opaque) {
+    timer_set *set = opaque;
+    for (int32_t i = 0; i < set->count; i++) ev_timer_stop(set->loop, &set->timers[i]);
+    free(set->timers);
+    ev_loop_destroy(set->loop);
+    free(set);
+}

@@ -1,0 +1,91 @@
+// CLibevBench: the raw-libev side of every loop-bench workload, plus the clocks and
+// per-thread counters that all three peers are measured with.
+//
+// Each lb_* workload creates its own loop with ev_loop_new, runs on the calling thread,
+// and destroys the loop before it returns. The header does not include <ev.h>, so Swift
+// code that imports this module sees no libev types.
+#ifndef CLIBEVBENCH_H
+#define CLIBEVBENCH_H
+
+#include <stdint.h>
+
+// MARK: Clocks and thread counters (used for every peer)
+
+/// `clock_gettime(CLOCK_MONOTONIC)` in nanoseconds.
+int64_t lb_monotonic_ns(void);
+/// `clock_gettime(CLOCK_REALTIME)` in nanoseconds since 1970.
+int64_t lb_realtime_ns(void);
+/// `clock_gettime(CLOCK_THREAD_CPUTIME_ID)` in nanoseconds: CPU time of the calling thread.
+int64_t lb_thread_cpu_ns(void);
+/// `getrusage(RUSAGE_THREAD).ru_nvcsw`: voluntary context switches of the calling thread.
+int64_t lb_thread_voluntary_switches(void);
+/// Resident set size of the process in bytes (`/proc/self/statm`), or -1.
+int64_t lb_resident_bytes(void);
+/// Bytes in use by malloc over all arenas (`mallinfo2().uordblks + hblkhd`).
+int64_t lb_heap_in_use_bytes(void);
+/// libev's runtime version.
+int lb_libev_version_major(void);
+int lb_libev_version_minor(void);
+
+// MARK: Shared result types
+
+/// What one measured run of a loop did. Setup and teardown are outside the window.
+typedef struct {
+    /// Timer callouts in the window.
+    uint64_t fires;
+    /// Loop wakes in the window: `ev_check` callouts (one per return from the backend poll).
+    uint64_t wakes;
+    /// CPU time of the loop thread in the window (ns).
+    int64_t cpu_ns;
+    /// Wall time of the window (ns).
+    int64_t wall_ns;
+    /// Voluntary context switches of the loop thread in the window.
+    int64_t voluntary_switches;
+} lb_run_stats;
+
+/// A log of timer callouts: which timer (`ids[i]`) fired when (`times[i]`, monotonic ns).
+/// Pass NULL arrays (capacity 0) to only count fires.
+typedef struct {
+    int32_t *ids;
+    int64_t *times;
+    int64_t capacity;
+    int64_t count;
+} lb_fire_log;
+
+// MARK: Workloads
+
+/// Starts `count` repeating `ev_timer`s with `interval` (s); timer i first fires
+/// `first_after[i]` seconds after the common start, whose monotonic time (ns) is stored in
+/// `*start_ns`. With `collect_interval` > 0, calls `ev_set_timeout_collect_interval`.
+/// Runs the loop for `seconds` (measured in `*stats`, callouts logged in `log` if given).
+/// Returns 0, or -1 if the loop could not be created.
+int lb_run_timers(int32_t count, double interval, const double *first_after,
+                  double collect_interval, double seconds,
+                  int64_t *start_ns, lb_fire_log *log, lb_run_stats *stats);
+
+/// Times `ev_timer_init` + `ev_timer_start` for `count` timers firing `after[i]` seconds
+/// from now (never reached), then `ev_timer_stop` in the order `stop_order` (a permutation).
+/// Stores the two totals in ns. Returns 0, or -1 if the loop could not be created.
+int lb_schedule_cost(int32_t count, const double *after, const int32_t *stop_order,
+                     int64_t *schedule_ns, int64_t *invalidate_ns);
+
+/// An `ev_periodic` at `k * interval` on the wall clock; records the wall-clock time (ns
+/// since 1970) of its first `fires` callouts in `wall_times`. Returns 0 or -1.
+int lb_aligned(double interval, int32_t fires, int64_t *wall_times);
+
+/// Another thread calls `ev_async_send` `samples` times, `gap_seconds` apart and each
+/// after the previous one was handled; stores send-to-callout latencies (ns). Returns 0 or -1.
+int lb_cross_thread_wake(int32_t samples, double gap_seconds, int64_t *latencies);
+
+/// Runs `passes` passes with an `ev_prepare` and an `ev_check` watcher (libev's only
+/// per-pass observers). `wake_each_pass` = 0: `ev_run(EVRUN_NOWAIT)` polls; nonzero:
+/// `ev_run(EVRUN_ONCE)` with the prepare watcher calling `ev_async_send`, so each pass
+/// goes to the backend and returns at once. Stores the total wall time (ns). Returns 0 or -1.
+int lb_pass_overhead(int32_t passes, int wake_each_pass, int64_t *total_ns);
+
+/// Creates a loop holding `count` started `ev_timer`s (one hour away), for memory
+/// measurements; NULL on failure. Release with `lb_timer_set_destroy`.
+void *lb_timer_set_create(int32_t count);
+void lb_timer_set_destroy(void *set);
+
+#endif

@@ -1,0 +1,59 @@
+/// The text of `BENCHMARKS.md`: how to reproduce, the machine and date, the table, and
+/// what each workload measures.
+enum BenchmarksFile {
+    static func render(machine: Machine, plan: Plan, quick: Bool, workloads: [Workload], rows: [Row]) -> String {
+        var text = """
+        # RunLoopKit benchmarks
+
+        RunLoopKit, raw libev driven from C, and Foundation's `RunLoop`/`Timer` (with
+        CoreFoundation's `CFRunLoop` API where Foundation has no spelling), measured on the
+        same workloads in one process run by `loop-bench`. Absolute times on a shared machine
+        are noise; the ratios, measured side by side, are the point.
+
+        ## How to reproduce
+
+        ```
+        make bench                                      # full run, rewrites this file
+        swift run -c release loop-bench                 # full run, table on stdout
+        swift run -c release loop-bench --quick         # a few seconds, smoke test (CI)
+        swift run -c release loop-bench --only coalescing,wake --json
+        ```
+
+        ## Machine
+
+        - Date: \(machine.date)\(quick ? " (--quick run: smoke-test numbers)" : "")
+        - CPU: \(machine.cpu), \(machine.cores) cores
+        - OS: \(machine.kernel)
+        - libev \(machine.libev), \(machine.swift), release build
+        - Each figure: median of \(plan.repetitions) repetitions, ± half the range as % of the median.
+          Peers interleave within each repetition; each measurement runs on a fresh thread.
+
+        ## Results
+
+        Ratios are RunLoopKit's median / the peer's median: below 1 means RunLoopKit is lower
+        (for times, costs, wakes, lateness and memory, lower is better; for fires/s, higher).
+
+
+        """
+        text += MarkdownTable.render(rows)
+        text += "\n## Workloads\n\n"
+        for workload in workloads {
+            text += "- **\(workload.name)**: \(workload.summary)\n"
+        }
+        text += """
+
+        Notes:
+        - Wakes: RunLoopKit's `statistics.wakeups`, libev's `ev_check` callouts, CF's
+          `afterWaiting` observer callouts. Voluntary context switches come from
+          `getrusage(RUSAGE_THREAD)` on the loop thread for all three.
+        - Lateness is measured against each timer's own grid (first fire + k × interval) on
+          `CLOCK_MONOTONIC`; the aligned phase is `CLOCK_REALTIME` modulo the grid.
+        - Foundation on Linux ignores timer tolerance (CF discards it); libev has no
+          per-timer tolerance, only the loop-wide `ev_set_timeout_collect_interval`.
+        - CF's `CFRunLoopPerformBlock` (behind `RunLoop.perform`) does not wake the loop;
+          the Foundation perform row calls `CFRunLoopWakeUp` after it.
+
+        """
+        return text
+    }
+}

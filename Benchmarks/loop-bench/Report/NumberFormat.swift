@@ -1,0 +1,31 @@
+import Foundation
+
+/// How numbers appear in the table: three significant digits, thousands grouped.
+enum NumberFormat {
+    static func value(_ x: Double) -> String {
+        guard x.isFinite else { return "–" }
+        let magnitude = abs(x)
+        if magnitude >= 1000 { return Int(x.rounded()).grouped }
+        if magnitude >= 100 { return String(format: "%.0f", x) }
+        if magnitude >= 10 { return String(format: "%.1f", x) }
+        if magnitude >= 1 { return String(format: "%.2f", x) }
+        if magnitude == 0 { return "0" }
+        return String(format: "%.3g", x)
+    }
+
+    /// "median ±spread%" (the spread only when there are several values).
+    static func cell(_ cell: Row.Cell?) -> String {
+        switch cell {
+        case .measured(let summary)?:
+            let spread = summary.values.count > 1 ? " ±\(String(format: "%.0f", summary.spreadPercent))%" : ""
+            return value(summary.median) + spread
+        case .unavailable(let reason)?: return "n/a (\(reason))"
+        case nil: return "–"
+        }
+    }
+
+    static func ratio(_ ratio: Double?) -> String {
+        guard let ratio else { return "–" }
+        return value(ratio) + "×"
+    }
+}

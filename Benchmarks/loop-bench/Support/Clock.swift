@@ -1,0 +1,32 @@
+import CLibevBench
+import Foundation
+
+/// The clocks and per-thread counters every peer is measured with (from `CLibevBench`, so
+/// C and Swift read the very same ones).
+enum Clock {
+    /// `CLOCK_MONOTONIC` in ns.
+    static func monotonic() -> Int64 { lb_monotonic_ns() }
+    /// `CLOCK_REALTIME` in ns since 1970.
+    static func realtime() -> Int64 { lb_realtime_ns() }
+
+    /// A wall-clock `Date` and the monotonic instant (ns) of the same moment, read
+    /// back to back (the monotonic reading is the mean of one before and one after).
+    static func pairedNow() -> (date: Date, monotonic: Int64) {
+        let before = lb_monotonic_ns()
+        let date = Date()
+        let after = lb_monotonic_ns()
+        return (date, before + (after - before) / 2)
+    }
+}
+
+/// CPU time, wall time and voluntary context switches of the calling thread over a window.
+struct ThreadWindow {
+    private let cpu0 = lb_thread_cpu_ns()
+    private let wall0 = lb_monotonic_ns()
+    private let switches0 = lb_thread_voluntary_switches()
+
+    /// Closes the window.
+    func end() -> (cpuNanos: Int64, wallNanos: Int64, voluntarySwitches: Int64) {
+        (lb_thread_cpu_ns() - cpu0, lb_monotonic_ns() - wall0, lb_thread_voluntary_switches() - switches0)
+    }
+}

@@ -1,0 +1,39 @@
+/// How much work each workload does: the full set for `make bench`, or a few seconds in
+/// all for `--quick`.
+struct Plan: Sendable {
+    /// Repetitions of each measurement (the median and spread are over these).
+    var repetitions: Int
+    /// Fire throughput: timer counts, and the measured window per run (s).
+    var throughputCounts: [Int]
+    var throughputSeconds: Double
+    /// Schedule/invalidate: timer counts.
+    var scheduleCounts: [Int]
+    /// Coalescing: the measured window per run (s).
+    var coalescingSeconds: Double
+    /// Precision: fires of the 10 ms timer per run.
+    var precisionFires: Int
+    /// Aligned phase: the grid (s) and fires per run.
+    var alignedInterval: Double
+    var alignedFires: Int
+    /// Cross-thread wake: samples per run.
+    var wakeSamples: Int
+    /// Pass overhead: passes per run.
+    var passes: Int
+    /// Memory: timers.
+    var memoryTimers: Int
+
+    static let full = Plan(
+        repetitions: 5, throughputCounts: [10, 1_000, 10_000, 100_000], throughputSeconds: 1,
+        scheduleCounts: [10_000, 100_000], coalescingSeconds: 4, precisionFires: 300,
+        alignedInterval: 1, alignedFires: 4, wakeSamples: 1_000, passes: 200_000,
+        memoryTimers: 100_000)
+
+    /// A smoke test: every workload and peer, fewer and shorter runs, and no 100k-timer
+    /// runs (Foundation needs ~2 s for one pass over 100k due timers and ~10 s to
+    /// invalidate 100k timers).
+    static let quick = Plan(
+        repetitions: 2, throughputCounts: [10, 1_000, 10_000], throughputSeconds: 0.15,
+        scheduleCounts: [10_000], coalescingSeconds: 0.6, precisionFires: 50,
+        alignedInterval: 0.2, alignedFires: 3, wakeSamples: 200, passes: 20_000,
+        memoryTimers: 100_000)
+}

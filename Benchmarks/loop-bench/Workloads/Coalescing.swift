@@ -1,0 +1,60 @@
+/// Workload 3: 1,000 timers at a 0.2 s interval with random phases, with tolerance 0 and
+/// 0.1 s. Loop wakes and voluntary context switches of the loop thread per second, CPU %,
+/// and per-fire lateness. libev's nearest equivalent of tolerance is
+/// `ev_set_timeout_collect_interval`; CF on Linux ignores tolerance.
+enum Coalescing {
+    static let name = "coalescing"
+    static let count = 1_000
+    static let interval = 0.2
+
+    static func measure(_ plan: Plan) -> [Row] {
+        var random = SeededRandom(seed: 3)
+        let phases = (0..<count).map { _ in Double.random(in: 0.001...interval, using: &random) }
+        var rows: [Row] = []
+        for tolerance in [0.0, 0.1] {
+            var wakes: [Peer: [Double]] = [:]
+            var switches: [Peer: [Double]] = [:]
+            var cpu: [Peer: [Double]] = [:]
+            var lateMedian: [Peer: [Double]] = [:]
+            var lateMax: [Peer: [Double]] = [:]
+            var beyond: [Peer: [Double]] = [:]
+            let run = TimerRun(interval: interval, firstAfter: phases, tolerance: tolerance,
+                               seconds: plan.coalescingSeconds)
+            let capacity = Int(Double(count) / interval * (plan.coalescingSeconds + 0.5))
+            for _ in 0..<plan.repetitions {
+                for peer in Peer.allCases {
+                    let log = FireLog(capacity: capacity)
+                    let outcome = run.run(on: peer, log: log)
+                    let lateness = Summary(log.lateness(
+                        firstFire: outcome.firstFire, interval: Int64(interval * 1e9), slack: 1_000_000))
+                    wakes[peer, default: []].append(outcome.stats.wakesPerSecond)
+                    switches[peer, default: []].append(outcome.stats.switchesPerSecond)
+                    cpu[peer, default: []].append(outcome.stats.cpuPercent)
+                    lateMedian[peer, default: []].append(lateness.median / 1e6)
+                    lateMax[peer, default: []].append(lateness.max / 1e6)
+                    let allowed = tolerance * 1e9
+                    beyond[peer, default: []].append(
+                        Double(lateness.values.filter { $0 > allowed }.count) / Double(lateness.values.count) * 100)
+                }
+            }
+            let label = tolerance == 0 ? "tolerance 0" : "tolerance 0.1 s"
+            var wakeRow = Row.make(name, "loop wakes/s, \(label)", unit: "wakes/s",
+                                   goal: tolerance > 0 ? "≤ 11/s" : nil, values: wakes)
+            if tolerance > 0 { wakeRow.goalMet = wakeRow.cells[.runLoopKit]?.summary.map { $0.median <= 11 } }
+            rows.append(wakeRow)
+            rows.append(Row.make(name, "voluntary context switches/s, \(label)", unit: "switches/s",
+                                 values: switches))
+            rows.append(Row.make(name, "CPU, \(label)", unit: "%", values: cpu))
+            rows.append(Row.make(name, "lateness median, \(label)", unit: "ms", values: lateMedian))
+            var maxRow = Row.make(name, "lateness max, \(label)", unit: "ms",
+                                  goal: tolerance > 0 ? "≤ 100 ms (the tolerance)" : nil, values: lateMax)
+            if tolerance > 0 { maxRow.goalMet = maxRow.cells[.runLoopKit]?.summary.map { $0.max <= 100 } }
+            rows.append(maxRow)
+            if tolerance > 0 {
+                rows.append(Row.make(name, "fires later than their tolerance, \(label)", unit: "%",
+                                     values: beyond))
+            }
+        }
+        return rows
+    }
+}

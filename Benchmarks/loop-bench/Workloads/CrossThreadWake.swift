@@ -1,0 +1,160 @@
+import CLibevBench
+import CoreFoundation
+import Foundation
+import RunLoopKit
+import Synchronization
+
+/// Workload 5: another thread wakes the sleeping loop, `samples` times, each after the
+/// previous wake was handled and a short gap (so the loop is asleep again). Latency from
+/// just before the call to the callout that sees it.
+///
+/// - wakeUp: RunLoopKit `wakeUp()` → `afterWaiting` observer; libev `ev_async_send` →
+///   `ev_async` callback; CF `CFRunLoopWakeUp` → `afterWaiting` observer.
+/// - perform: RunLoopKit `perform` → the block; Foundation `RunLoop.perform` +
+///   `CFRunLoopWakeUp` (CF's perform does not wake the loop) → the block.
+enum CrossThreadWake {
+    static let name = "wake"
+    static let gap = 0.0005
+
+    enum Call: String, CaseIterable, Sendable {
+        case wakeUp, perform
+    }
+
+    static func measure(_ plan: Plan) -> [Row] {
+        var rows: [Row] = []
+        for call in Call.allCases {
+            var medians: [Peer: [Double]] = [:]
+            var p99s: [Peer: [Double]] = [:]
+            var unavailable: [Peer: String] = [:]
+            for _ in 0..<plan.repetitions {
+                for peer in Peer.allCases {
+                    if peer == .libev && call == .perform {
+                        unavailable[peer] = "no block queue; its cross-thread call is ev_async_send, see wakeUp"
+                        continue
+                    }
+                    let summary = Summary(onFreshThread { latencies(call, on: peer, samples: plan.wakeSamples) })
+                    medians[peer, default: []].append(summary.median / 1e3)
+                    p99s[peer, default: []].append(summary.percentile(99) / 1e3)
+                }
+            }
+            let what = call == .wakeUp ? "wakeUp → callout" : "perform → block"
+            var medianRow = Row.make(name, "\(what) latency median", unit: "µs", goal: "< 20 µs",
+                                     values: medians, unavailable: unavailable)
+            medianRow.goalMet = medianRow.cells[.runLoopKit]?.summary.map { $0.median < 20 }
+            rows.append(medianRow)
+            rows.append(Row.make(name, "\(what) latency p99", unit: "µs", values: p99s, unavailable: unavailable))
+        }
+        return rows
+    }
+
+    /// Runs on the loop thread; returns the latencies (ns).
+    private static func latencies(_ call: Call, on peer: Peer, samples: Int) -> [Double] {
+        let probe = WakeProbe(samples: samples)
+        switch peer {
+        case .runLoopKit:
+            let loop = EVRunLoop.current
+            let keepAlive = EVTimer(interval: 3600, repeats: false) { _ in }
+            loop.add(keepAlive, forMode: .default)
+            if call == .wakeUp {
+                loop.add(EVObserver(activities: .afterWaiting) { _, _ in
+                    if probe.handle() { loop.stop() }
+                }, forMode: .default)
+            }
+            probe.startSender { [loop] in
+                if call == .wakeUp {
+                    loop.wakeUp()
+                } else {
+                    loop.perform { if probe.handle() { loop.stop() } }
+                }
+            }
+            loop.run()
+            keepAlive.invalidate()
+        case .libev:
+            probe.latencies.withUnsafeMutableBufferPointer { buffer in
+                let status = lb_cross_thread_wake(Int32(samples), gap, buffer.baseAddress)
+                precondition(status == 0, "lb_cross_thread_wake failed")
+            }
+            return probe.latencies.map(Double.init)
+        case .foundation:
+            let runLoop = Shared(RunLoop.current)
+            let cfLoop = Shared(CFRunLoopGetCurrent()!)
+            let keepAlive = Timer(fire: Date(timeIntervalSinceNow: 3600), interval: 0, repeats: false) { _ in }
+            runLoop.value.add(keepAlive, forMode: .default)
+            if call == .wakeUp {
+                let observer = CFRunLoopObserverCreateWithHandler(
+                    nil, CFOptionFlags(EVRunLoop.Activity.afterWaiting.rawValue), true, 0
+                ) { _, _ in
+                    if probe.handle() { CFRunLoopStop(cfLoop.value) }
+                }
+                CFRunLoopAddObserver(cfLoop.value, observer, kCFRunLoopDefaultMode)
+            }
+            probe.startSender {
+                if call == .perform {
+                    runLoop.value.perform(inModes: [.default]) {
+                        if probe.handle() { CFRunLoopStop(cfLoop.value) }
+                    }
+                }
+                CFRunLoopWakeUp(cfLoop.value)
+            }
+            while probe.handled.load(ordering: .acquiring) < samples {
+                _ = runLoop.value.run(mode: .default, before: .distantFuture)
+            }
+            keepAlive.invalidate()
+        }
+        probe.joinSender()
+        return probe.latencies.map(Double.init)
+    }
+}
+
+/// Send times and latencies shared between the sending thread and the loop thread.
+private final class WakeProbe: @unchecked Sendable {
+    // Safe: `latencies[i]` is written by the loop thread before `handled` becomes i + 1
+    // (release) and read after the sender finished (`joinSender`); the rest is atomic.
+    let samples: Int
+    var latencies: [Int64]
+    let sentAt = Atomic<Int64>(0)
+    let handled = Atomic<Int>(0)
+    private let senderDone = DispatchSemaphore(value: 0)
+
+    init(samples: Int) {
+        self.samples = samples
+        latencies = Array(repeating: 0, count: samples)
+    }
+
+    /// On the loop thread, in the callout: records the latency of the pending send, if
+    /// any; returns true after the last sample.
+    func handle() -> Bool {
+        let now = Clock.monotonic()
+        let sent = sentAt.exchange(0, ordering: .acquiringAndReleasing)
+        guard sent != 0 else { return false }
+        let index = handled.load(ordering: .relaxed)
+        latencies[index] = now - sent
+        handled.store(index + 1, ordering: .releasing)
+        return index + 1 == samples
+    }
+
+    /// Starts the sending thread: for each sample, wait until the previous one was
+    /// handled, sleep the gap, note the time, and `send`.
+    func startSender(_ send: @escaping @Sendable () -> Void) {
+        let thread = Thread { [self] in
+            for index in 0..<samples {
+                while handled.load(ordering: .acquiring) < index { sched_yield() }
+                usleep(UInt32(CrossThreadWake.gap * 1e6))
+                sentAt.store(Clock.monotonic(), ordering: .releasing)
+                send()
+            }
+            senderDone.signal()
+        }
+        thread.start()
+    }
+
+    /// Waits until the sending thread started by ``startSender(_:)`` is done.
+    func joinSender() { senderDone.wait() }
+}
+
+/// A value handed to another thread whose API documents the calls used as thread-safe
+/// (`CFRunLoopWakeUp`, `CFRunLoopStop`, `CFRunLoopPerformBlock`).
+final class Shared<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,59 @@
+/// Workload 1: N repeating timers at a 1 ms interval, all started together. CPU time of
+/// the loop thread per fire, and fires per second achieved against N × 1,000 asked.
+enum FireThroughput {
+    static let name = "fire"
+    static let interval = 0.001
+
+    static func measure(_ plan: Plan) -> [Row] {
+        var rows: [Row] = []
+        var medianCPU: [Int: [Peer: Double]] = [:]
+        for count in plan.throughputCounts {
+            var cpuPerFire: [Peer: [Double]] = [:]
+            var achieved: [Peer: [Double]] = [:]
+            let run = TimerRun(interval: interval, firstAfter: Array(repeating: interval, count: count),
+                               seconds: plan.throughputSeconds)
+            for _ in 0..<plan.repetitions {
+                for peer in Peer.allCases {
+                    let stats = run.run(on: peer, log: nil).stats
+                    cpuPerFire[peer, default: []].append(stats.cpuPerFire)
+                    achieved[peer, default: []].append(stats.firesPerSecond)
+                }
+            }
+            var cpuRow = Row.make(name, "CPU per fire, N = \(count.grouped)", unit: "ns",
+                                  goal: "≤ 1.5× libev, ≤ 0.01× Foundation", values: cpuPerFire)
+            if let libev = cpuRow.ratio(to: .libev), let foundation = cpuRow.ratio(to: .foundation) {
+                cpuRow.goalMet = libev <= 1.5 && foundation <= 0.01
+            }
+            rows.append(cpuRow)
+            rows.append(Row.make(name, "fires/s achieved (asked \((count * 1000).grouped)), N = \(count.grouped)",
+                                 unit: "fires/s", values: achieved))
+            medianCPU[count] = cpuPerFire.mapValues { Summary($0).median }
+        }
+        if let small = medianCPU[1_000], let large = medianCPU[100_000] {
+            // O(log n) from 1k to 100k allows log(100k)/log(1k) = 1.67× the per-fire cost.
+            let bound = 5.0 / 3.0
+            var growth = Row.make(
+                name, "CPU per fire growth, N = 1k → 100k (O(log n) allows 1.67×)", unit: "×",
+                goal: "≤ 1.67× (O(log n))",
+                values: small.keys.reduce(into: [:]) { values, peer in
+                    if let s = small[peer], let l = large[peer] { values[peer] = [l / s] }
+                })
+            growth.goalMet = growth.cells[.runLoopKit]?.summary.map { $0.median <= bound }
+            rows.append(growth)
+        }
+        return rows
+    }
+}
+
+extension Int {
+    /// The number with thousands separators: 100,000.
+    var grouped: String {
+        let digits = String(self)
+        var out = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { out.append(",") }
+            out.append(digit)
+        }
+        return out
+    }
+}

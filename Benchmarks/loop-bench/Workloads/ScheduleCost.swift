@@ -1,0 +1,83 @@
+import CLibevBench
+import Foundation
+import RunLoopKit
+
+/// Workload 2: create and add N one-shot timers (random fire times 1–2 s away, never
+/// reached), then invalidate them all in random order. Wall ns per timer for each half.
+enum ScheduleCost {
+    static let name = "schedule"
+
+    /// The same random timers for every peer.
+    struct Input: Sendable {
+        var after: [Double]
+        var stopOrder: [Int32]
+
+        init(count: Int) {
+            var random = SeededRandom(seed: 2)
+            after = (0..<count).map { _ in Double.random(in: 1..<2, using: &random) }
+            stopOrder = (0..<Int32(count)).shuffled(using: &random)
+        }
+    }
+
+    static func measure(_ plan: Plan) -> [Row] {
+        var rows: [Row] = []
+        for count in plan.scheduleCounts {
+            let input = Input(count: count)
+            var schedule: [Peer: [Double]] = [:]
+            var invalidate: [Peer: [Double]] = [:]
+            for _ in 0..<plan.repetitions {
+                for peer in Peer.allCases {
+                    let (add, stop) = onFreshThread { run(input, on: peer) }
+                    schedule[peer, default: []].append(Double(add) / Double(count))
+                    invalidate[peer, default: []].append(Double(stop) / Double(count))
+                }
+            }
+            rows.append(Row.make(name, "create + add per timer, N = \(count.grouped)", unit: "ns",
+                                 values: schedule))
+            rows.append(Row.make(name, "invalidate per timer, N = \(count.grouped)", unit: "ns",
+                                 values: invalidate))
+        }
+        return rows
+    }
+
+    /// Total ns for adding all timers, and for invalidating them all.
+    private static func run(_ input: Input, on peer: Peer) -> (Int64, Int64) {
+        let count = input.after.count
+        switch peer {
+        case .runLoopKit:
+            let loop = EVRunLoop.current
+            var timers: [EVTimer] = []
+            timers.reserveCapacity(count)
+            let t0 = Clock.monotonic()
+            for after in input.after {
+                let timer = EVTimer(interval: after, repeats: false) { _ in }
+                loop.add(timer, forMode: .default)
+                timers.append(timer)
+            }
+            let t1 = Clock.monotonic()
+            for index in input.stopOrder { timers[Int(index)].invalidate() }
+            return (t1 - t0, Clock.monotonic() - t1)
+        case .libev:
+            var add: Int64 = 0
+            var stop: Int64 = 0
+            let status = lb_schedule_cost(Int32(count), input.after, input.stopOrder, &add, &stop)
+            precondition(status == 0, "lb_schedule_cost: ev_loop_new failed")
+            return (add, stop)
+        case .foundation:
+            let runLoop = RunLoop.current
+            var timers: [Timer] = []
+            timers.reserveCapacity(count)
+            let t0 = Clock.monotonic()
+            // Not `Timer(timeInterval:repeats:block:)`: on Linux it fires at once (its fire
+            // date is `Date()`, not now + interval), so it would not schedule what we ask.
+            for after in input.after {
+                let timer = Timer(fire: Date(timeIntervalSinceNow: after), interval: 0, repeats: false) { _ in }
+                runLoop.add(timer, forMode: .default)
+                timers.append(timer)
+            }
+            let t1 = Clock.monotonic()
+            for index in input.stopOrder { timers[Int(index)].invalidate() }
+            return (t1 - t0, Clock.monotonic() - t1)
+        }
+    }
+}
