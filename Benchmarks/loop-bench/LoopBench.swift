@@ -25,6 +25,9 @@ struct LoopBench: ParsableCommand {
     @Option(help: "Repetitions of each measurement (default: 5, or 3 with --quick).")
     var repetitions: Int?
 
+    @Option(help: "Measure only these peers (comma-separated: runloopkit, libev, foundation), e.g. for profiling.")
+    var peers: String?
+
     @Option(help: .hidden)
     var memoryChild: String?
 
@@ -40,6 +43,9 @@ struct LoopBench: ParsableCommand {
         }
         if let repetitions, repetitions < 1 { throw ValidationError("--repetitions must be at least 1") }
         if let memoryChild, Peer(key: memoryChild) == nil { throw ValidationError("unknown peer \(memoryChild)") }
+        if let peers, peers.split(separator: ",").contains(where: { Peer(key: String($0)) == nil }) {
+            throw ValidationError("unknown peer in \(peers); choose from runloopkit, libev, foundation")
+        }
     }
 
     private var selectedNames: [String]? {
@@ -53,6 +59,7 @@ struct LoopBench: ParsableCommand {
         }
         var plan = quick ? Plan.quick : Plan.full
         if let repetitions { plan.repetitions = repetitions }
+        if let peers { plan.peers = peers.split(separator: ",").compactMap { Peer(key: String($0)) } }
         let chosen = selectedNames.map { names in Workload.all.filter { names.contains($0.name) } } ?? Workload.all
 
         let started = Date()

@@ -22,7 +22,7 @@ enum BenchmarksFile {
         ## Machine
 
         - Date: \(machine.date)\(quick ? " (--quick run: smoke-test numbers)" : "")
-        - CPU: \(machine.cpu), \(machine.cores) cores
+        - CPU: \(machine.cpu), \(machine.cores) cores; load average at the end (1, 5, 15 min): \(machine.load)
         - OS: \(machine.kernel)
         - libev \(machine.libev), \(machine.swift), release build
         - Each figure: median of \(plan.repetitions) repetitions, ± half the range as % of the median.

@@ -9,6 +9,8 @@ struct Machine: Encodable {
     var libev: String
     var swift: String
     var date: String
+    /// `/proc/loadavg` when the run ended: other work on the machine during the run.
+    var load: String
 
     static func current() -> Machine {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
@@ -22,7 +24,9 @@ struct Machine: Encodable {
             cpu: model ?? "unknown", cores: ProcessInfo.processInfo.activeProcessorCount,
             kernel: "Linux \(kernel)",
             libev: "\(lb_libev_version_major()).\(lb_libev_version_minor())",
-            swift: swiftVersion, date: formatter.string(from: Date()))
+            swift: swiftVersion, date: formatter.string(from: Date()),
+            load: (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?
+                .split(separator: " ").prefix(3).joined(separator: " ") ?? "unknown")
     }
 
     /// The compiler that built this binary, as precise as `#if compiler` can tell.

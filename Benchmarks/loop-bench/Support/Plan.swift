@@ -21,6 +21,8 @@ struct Plan: Sendable {
     var passes: Int
     /// Memory: timers.
     var memoryTimers: Int
+    /// The peers to measure (all three unless `--peers` narrows it, e.g. for profiling).
+    var peers: [Peer] = Peer.allCases
 
     static let full = Plan(
         repetitions: 5, throughputCounts: [10, 1_000, 10_000, 100_000], throughputSeconds: 1,

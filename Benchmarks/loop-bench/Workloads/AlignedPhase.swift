@@ -16,7 +16,7 @@ enum AlignedPhase {
         var medians: [Peer: [Double]] = [:]
         var maxima: [Peer: [Double]] = [:]
         for _ in 0..<plan.repetitions {
-            for peer in Peer.allCases {
+            for peer in plan.peers {
                 let times = onFreshThread { wallTimes(on: peer, interval: interval, fires: fires) }
                 let grid = Int64((interval * 1e9).rounded())
                 let phases = Summary(times.map { time -> Double in

@@ -22,7 +22,7 @@ enum Coalescing {
                                seconds: plan.coalescingSeconds)
             let capacity = Int(Double(count) / interval * (plan.coalescingSeconds + 0.5))
             for _ in 0..<plan.repetitions {
-                for peer in Peer.allCases {
+                for peer in plan.peers {
                     let log = FireLog(capacity: capacity)
                     let outcome = run.run(on: peer, log: log)
                     let lateness = Summary(log.lateness(

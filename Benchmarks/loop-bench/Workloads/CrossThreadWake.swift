@@ -27,7 +27,7 @@ enum CrossThreadWake {
             var p99s: [Peer: [Double]] = [:]
             var unavailable: [Peer: String] = [:]
             for _ in 0..<plan.repetitions {
-                for peer in Peer.allCases {
+                for peer in plan.peers {
                     if peer == .libev && call == .perform {
                         unavailable[peer] = "no block queue; its cross-thread call is ev_async_send, see wakeUp"
                         continue

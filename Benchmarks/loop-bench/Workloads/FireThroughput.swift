@@ -13,7 +13,7 @@ enum FireThroughput {
             let run = TimerRun(interval: interval, firstAfter: Array(repeating: interval, count: count),
                                seconds: plan.throughputSeconds)
             for _ in 0..<plan.repetitions {
-                for peer in Peer.allCases {
+                for peer in plan.peers {
                     let stats = run.run(on: peer, log: nil).stats
                     cpuPerFire[peer, default: []].append(stats.cpuPerFire)
                     achieved[peer, default: []].append(stats.firesPerSecond)

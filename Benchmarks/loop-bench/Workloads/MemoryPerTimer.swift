@@ -16,7 +16,7 @@ enum MemoryPerTimer {
         var heap: [Peer: [Double]] = [:]
         let count = plan.memoryTimers
         for _ in 0..<plan.repetitions {
-            for peer in Peer.allCases {
+            for peer in plan.peers {
                 let (rss, inUse) = measureInChild(peer, count: count)
                 resident[peer, default: []].append(Double(rss) / Double(count))
                 heap[peer, default: []].append(Double(inUse) / Double(count))

@@ -26,7 +26,7 @@ enum PassOverhead {
         for shape in Shape.allCases {
             var perPass: [Peer: [Double]] = [:]
             for _ in 0..<plan.repetitions {
-                for peer in Peer.allCases {
+                for peer in plan.peers {
                     let total = onFreshThread { run(shape, on: peer, passes: plan.passes) }
                     perPass[peer, default: []].append(Double(total) / Double(plan.passes))
                 }
@@ -73,6 +73,7 @@ enum PassOverhead {
             }
             let total = Clock.monotonic() - start
             keepAlive.invalidate()
+            check(callouts.value, shape: shape, passes: passes, peer: peer)
             return total
         case .libev:
             var total: Int64 = 0
@@ -109,7 +110,17 @@ enum PassOverhead {
             let total = Clock.monotonic() - start
             for observer in observers { CFRunLoopObserverInvalidate(observer) }
             keepAlive.invalidate()
+            check(callouts.value, shape: shape, passes: passes, peer: peer)
             return total
         }
+    }
+
+    /// Stops the benchmark if a peer did not make the callouts a pass of this shape makes:
+    /// poll = entry, beforeTimers, beforeSources, exit per run; wake = beforeTimers,
+    /// beforeSources, beforeWaiting, afterWaiting per pass, plus one entry and one exit.
+    private static func check(_ callouts: Int, shape: Shape, passes: Int, peer: Peer) {
+        let expected = shape == .poll ? 4 * passes : 4 * passes + 2
+        precondition(callouts == expected,
+                     "loop-bench pass/\(shape) on \(peer.rawValue): \(callouts) observer callouts, expected \(expected)")
     }
 }

@@ -9,7 +9,7 @@ enum Precision {
         let run = TimerRun(interval: interval, firstAfter: [interval],
                            seconds: Double(plan.precisionFires) * interval + interval / 2)
         for _ in 0..<plan.repetitions {
-            for peer in Peer.allCases {
+            for peer in plan.peers {
                 let log = FireLog(capacity: plan.precisionFires + 10)
                 let outcome = run.run(on: peer, log: log)
                 let lateness = Summary(log.lateness(

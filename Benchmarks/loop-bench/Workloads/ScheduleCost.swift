@@ -26,7 +26,7 @@ enum ScheduleCost {
             var schedule: [Peer: [Double]] = [:]
             var invalidate: [Peer: [Double]] = [:]
             for _ in 0..<plan.repetitions {
-                for peer in Peer.allCases {
+                for peer in plan.peers {
                     let (add, stop) = onFreshThread { run(input, on: peer) }
                     schedule[peer, default: []].append(Double(add) / Double(count))
                     invalidate[peer, default: []].append(Double(stop) / Double(count))
