@@ -48,7 +48,9 @@ public struct ToleranceComparison: Sendable {
         let origin = loop.now
         var made: [EVTimer] = []
         for index in 0..<timers {
-            let phase = Duration.seconds(1) * Double(index + 1) / Double(timers)
+            // Spread over the second, half a step from its ends: no timer falls due right at the
+            // run's deadline, where a microsecond decides whether it counts.
+            let phase = Duration.seconds(1) * (Double(index) + 0.5) / Double(timers)
             let first = origin + phase
             let timer = EVTimer(fireAt: loop.wallNow.addingTimeInterval(seconds(phase)), interval: 1,
                                 repeats: true, tolerance: tolerance, label: "task \(index + 1)") { _ in
