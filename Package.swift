@@ -45,6 +45,25 @@ let package = Package(
             // The executable too, so that the end-to-end test finds it built next to the tests.
             dependencies: ["RunLoopKit", "AlignedClock", "aligned-clock"]
         ),
+        // S1: a 100 Hz mm:ss.hh stopwatch computed from its start instant, versus counting.
+        .target(
+            name: "Stopwatch",
+            dependencies: ["RunLoopKit"],
+            path: "Examples/stopwatch/Stopwatch"
+        ),
+        .executableTarget(
+            name: "stopwatch",
+            dependencies: [
+                "RunLoopKit", "Stopwatch",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/stopwatch/Main"
+        ),
+        .testTarget(
+            name: "StopwatchTests",
+            // The executable too, so that the end-to-end test finds it built next to the tests.
+            dependencies: ["RunLoopKit", "Stopwatch", "stopwatch"]
+        ),
         // S4: rows counting down to their due time, 0.1 s polling versus an aligned timer.
         .target(
             name: "TodoCountdown",

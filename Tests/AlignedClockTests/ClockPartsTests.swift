@@ -41,8 +41,8 @@ import Testing
     @Test func updateBeforeTheNextSecondIsANegativePhase() {
         let tick = Date(timeIntervalSince1970: 100.7)
         let update = DisplayUpdate(strategy: .naive, shownSecond: 100, tick: tick, appeared: tick)
-        #expect(abs(update.lag - 0.7) < 1e-9)
-        #expect(abs(update.phase + 0.3) < 1e-9)
+        #expect(abs(update.lag - 0.7) < 1e-6)
+        #expect(abs(update.phase + 0.3) < 1e-6)
     }
 
     @Test func compareAddsTheLeadRowOnlyWithALead() {
@@ -58,6 +58,6 @@ import Testing
             alignedTickPhaseMean: 0, alignedTickPhaseSpread: 0)
         let decoded = try JSONDecoder().decode(ClockSummary.self, from: Data(try summary.json().utf8))
         #expect(decoded == summary)
-        #expect(!summary.json().contains("\n"))
+        #expect(try !summary.json().contains("\n"))
     }
 }
