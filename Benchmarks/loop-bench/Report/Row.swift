@@ -31,10 +31,11 @@ struct Row: Codable, Sendable {
         self.cells = cells
     }
 
-    /// RunLoopKit's median over `peer`'s median; nil where either is missing.
+    /// RunLoopKit's median over `peer`'s median; nil where either is missing or not positive
+    /// (a ratio of signed figures such as an overshoot below zero means nothing).
     func ratio(to peer: Peer) -> Double? {
         guard let ours = cells[.runLoopKit]?.summary?.median,
-              let theirs = cells[peer]?.summary?.median, theirs != 0, ours.isFinite, theirs.isFinite
+              let theirs = cells[peer]?.summary?.median, ours > 0, theirs > 0, ours.isFinite, theirs.isFinite
         else { return nil }
         return ours / theirs
     }

@@ -11,3 +11,19 @@ enum Peer: String, CaseIterable, Codable, Sendable {
     /// The peers RunLoopKit is compared against.
     static let others: [Peer] = [.libev, .foundation]
 }
+
+extension Peer {
+    /// The peer's name on the command line.
+    var key: String {
+        switch self {
+        case .runLoopKit: "runloopkit"
+        case .libev: "libev"
+        case .foundation: "foundation"
+        }
+    }
+
+    init?(key: String) {
+        guard let peer = Peer.allCases.first(where: { $0.key == key.lowercased() }) else { return nil }
+        self = peer
+    }
+}

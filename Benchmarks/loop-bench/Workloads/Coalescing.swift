@@ -18,6 +18,7 @@ enum Coalescing {
             var lateMedian: [Peer: [Double]] = [:]
             var lateMax: [Peer: [Double]] = [:]
             var beyond: [Peer: [Double]] = [:]
+            var overshoot: [Peer: [Double]] = [:]
             let run = TimerRun(interval: interval, firstAfter: phases, tolerance: tolerance,
                                seconds: plan.coalescingSeconds)
             let capacity = Int(Double(count) / interval * (plan.coalescingSeconds + 0.5))
@@ -33,6 +34,7 @@ enum Coalescing {
                     lateMedian[peer, default: []].append(lateness.median / 1e6)
                     lateMax[peer, default: []].append(lateness.max / 1e6)
                     let allowed = tolerance * 1e9
+                    overshoot[peer, default: []].append((lateness.max - allowed) / 1e3)
                     beyond[peer, default: []].append(
                         Double(lateness.values.filter { $0 > allowed }.count) / Double(lateness.values.count) * 100)
                 }
@@ -53,6 +55,8 @@ enum Coalescing {
             if tolerance > 0 {
                 rows.append(Row.make(name, "fires later than their tolerance, \(label)", unit: "%",
                                      values: beyond))
+                rows.append(Row.make(name, "latest fire past its tolerance (max lateness − 0.1 s), \(label)",
+                                     unit: "µs", values: overshoot))
             }
         }
         return rows

@@ -94,19 +94,3 @@ enum MemoryPerTimer {
         if let libevSet { lb_timer_set_destroy(libevSet) }
     }
 }
-
-extension Peer {
-    /// The peer's name on the command line.
-    var key: String {
-        switch self {
-        case .runLoopKit: "runloopkit"
-        case .libev: "libev"
-        case .foundation: "foundation"
-        }
-    }
-
-    init?(key: String) {
-        guard let peer = Peer.allCases.first(where: { $0.key == key.lowercased() }) else { return nil }
-        self = peer
-    }
-}
