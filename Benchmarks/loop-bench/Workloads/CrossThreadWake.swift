@@ -2,7 +2,6 @@ import CLibevBench
 import CoreFoundation
 import Foundation
 import RunLoopKit
-import Synchronization
 
 /// Workload 5: another thread wakes the sleeping loop, `samples` times, each after the
 /// previous wake was handled and a short gap (so the loop is asleep again). Latency from
@@ -49,7 +48,7 @@ enum CrossThreadWake {
 
     /// Runs on the loop thread; returns the latencies (ns).
     private static func latencies(_ call: Call, on peer: Peer, samples: Int) -> [Double] {
-        let probe = WakeProbe(samples: samples)
+        let probe = WakeProbe(samples: samples, gap: gap)
         switch peer {
         case .runLoopKit:
             let loop = EVRunLoop.current
@@ -104,57 +103,4 @@ enum CrossThreadWake {
         probe.joinSender()
         return probe.latencies.map(Double.init)
     }
-}
-
-/// Send times and latencies shared between the sending thread and the loop thread.
-private final class WakeProbe: @unchecked Sendable {
-    // Safe: `latencies[i]` is written by the loop thread before `handled` becomes i + 1
-    // (release) and read after the sender finished (`joinSender`); the rest is atomic.
-    let samples: Int
-    var latencies: [Int64]
-    let sentAt = Atomic<Int64>(0)
-    let handled = Atomic<Int>(0)
-    private let senderDone = DispatchSemaphore(value: 0)
-
-    init(samples: Int) {
-        self.samples = samples
-        latencies = Array(repeating: 0, count: samples)
-    }
-
-    /// On the loop thread, in the callout: records the latency of the pending send, if
-    /// any; returns true after the last sample.
-    func handle() -> Bool {
-        let now = Clock.monotonic()
-        let sent = sentAt.exchange(0, ordering: .acquiringAndReleasing)
-        guard sent != 0 else { return false }
-        let index = handled.load(ordering: .relaxed)
-        latencies[index] = now - sent
-        handled.store(index + 1, ordering: .releasing)
-        return index + 1 == samples
-    }
-
-    /// Starts the sending thread: for each sample, wait until the previous one was
-    /// handled, sleep the gap, note the time, and `send`.
-    func startSender(_ send: @escaping @Sendable () -> Void) {
-        let thread = Thread { [self] in
-            for index in 0..<samples {
-                while handled.load(ordering: .acquiring) < index { sched_yield() }
-                usleep(UInt32(CrossThreadWake.gap * 1e6))
-                sentAt.store(Clock.monotonic(), ordering: .releasing)
-                send()
-            }
-            senderDone.signal()
-        }
-        thread.start()
-    }
-
-    /// Waits until the sending thread started by ``startSender(_:)`` is done.
-    func joinSender() { senderDone.wait() }
-}
-
-/// A value handed to another thread whose API documents the calls used as thread-safe
-/// (`CFRunLoopWakeUp`, `CFRunLoopStop`, `CFRunLoopPerformBlock`).
-final class Shared<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }
