@@ -64,6 +64,25 @@ let package = Package(
             // The executable too, so that the end-to-end test finds it built next to the tests.
             dependencies: ["RunLoopKit", "Stopwatch", "stopwatch"]
         ),
+        // S2: one consistent "now" per pass; the Q&A's observer-based wakeDate next to the built-in one.
+        .target(
+            name: "WakeDate",
+            dependencies: ["RunLoopKit"],
+            path: "Examples/wake-date/WakeDate"
+        ),
+        .executableTarget(
+            name: "wake-date",
+            dependencies: [
+                "RunLoopKit", "WakeDate",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/wake-date/Main"
+        ),
+        .testTarget(
+            name: "WakeDateTests",
+            // The executable too, so that the end-to-end test finds it built next to the tests.
+            dependencies: ["RunLoopKit", "WakeDate", "wake-date"]
+        ),
         // S4: rows counting down to their due time, 0.1 s polling versus an aligned timer.
         .target(
             name: "TodoCountdown",

@@ -1,0 +1,125 @@
+import Foundation
+import Glibc
+
+/// Runs a built example binary, found next to the test binary, and collects its output.
+///
+/// It spawns with `posix_spawn` rather than `Process` so that the child starts with an
+/// empty signal mask and default signal actions, as it would from a shell: the test
+/// runner's threads block SIGINT, and `Process` passes that mask on, so an interrupt sent
+/// to the child would stay pending forever.
+struct ExampleProcess {
+    /// What a finished run left behind.
+    struct Result {
+        /// The exit status; nil when the child died of a signal or was killed at the time limit.
+        var status: Int32?
+        var stdout: String
+        var stderr: String
+    }
+
+    /// An error starting the child.
+    struct SpawnError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The directory holding the build products: the one the test binary runs from.
+    static var productsDirectory: URL {
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+    }
+
+    /// The URL of the example binary `name`, or nil when it was not built.
+    static func binary(named name: String) -> URL? {
+        let candidates = [
+            productsDirectory.appendingPathComponent(name),
+            Bundle.main.bundleURL.appendingPathComponent(name),
+            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent(name),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    /// Runs `binary` with `arguments` and stdin on /dev/null. After `interruptAfter` seconds,
+    /// if given, sends it SIGINT; after `timeLimit` seconds it is killed.
+    static func run(
+        _ binary: URL, _ arguments: [String], interruptAfter: Double? = nil, timeLimit: Double = 60
+    ) throws -> Result {
+        let out = try makePipe()
+        let err = try makePipe()
+        defer { for fd in [out.read, err.read] { close(fd) } }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, out.write, STDOUT_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, err.write, STDERR_FILENO)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGPIPE] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv = ([binary.path] + arguments).map { strdup($0) } + [nil]
+        let environment = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in argv + environment { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, binary.path, &actions, &attributes, argv, environment)
+        close(out.write)
+        close(err.write)
+        guard spawned == 0 else { throw SpawnError(description: "posix_spawn \(binary.path): \(String(cString: strerror(spawned)))") }
+
+        let started = Date()
+        var interrupted = interruptAfter == nil
+        var stdout: [UInt8] = []
+        var stderr: [UInt8] = []
+        var waitStatus: Int32 = 0
+        var exited = false
+        while !exited {
+            drain(out.read, into: &stdout)
+            drain(err.read, into: &stderr)
+            exited = waitpid(pid, &waitStatus, WNOHANG) == pid
+            let elapsed = Date().timeIntervalSince(started)
+            if !interrupted, let interruptAfter, elapsed >= interruptAfter {
+                kill(pid, SIGINT)
+                interrupted = true
+            }
+            if !exited && elapsed > timeLimit {
+                kill(pid, SIGKILL)
+                waitpid(pid, &waitStatus, 0)
+                exited = true
+                waitStatus = -1
+            }
+            if !exited { usleep(20_000) }
+        }
+        drain(out.read, into: &stdout)
+        drain(err.read, into: &stderr)
+        let normal = waitStatus != -1 && waitStatus & 0x7f == 0
+        return Result(status: normal ? (waitStatus >> 8) & 0xff : nil,
+                      stdout: String(decoding: stdout, as: UTF8.self),
+                      stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// A pipe whose read end does not block.
+    private static func makePipe() throws -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw SpawnError(description: "pipe: \(String(cString: strerror(errno)))") }
+        _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        return (fds[0], fds[1])
+    }
+
+    /// Appends whatever `fd` holds now.
+    private static func drain(_ fd: Int32, into bytes: inout [UInt8]) {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard count > 0 else { return }
+            bytes += buffer[..<count]
+        }
+    }
+}
