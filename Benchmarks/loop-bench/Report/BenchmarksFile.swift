@@ -24,7 +24,7 @@ enum BenchmarksFile {
         - Date: \(machine.date)\(quick ? " (--quick run: smoke-test numbers)" : "")
         - CPU: \(machine.cpu), \(machine.cores) cores; load average at the end (1, 5, 15 min): \(machine.load)
         - OS: \(machine.kernel)
-        - libev \(machine.libev), \(machine.swift), release build
+        - libev \(machine.libev), \(machine.swift), release build; RunLoopKit at \(machine.revision)
         - Each figure: median of \(plan.repetitions) repetitions, ± half the range as % of the median.
           Peers interleave within each repetition; each measurement runs on a fresh thread.
 

@@ -11,6 +11,8 @@ struct Machine: Encodable {
     var date: String
     /// `/proc/loadavg` when the run ended: other work on the machine during the run.
     var load: String
+    /// The git revision measured, when run inside the repository.
+    var revision: String
 
     static func current() -> Machine {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
@@ -26,7 +28,30 @@ struct Machine: Encodable {
             libev: "\(lb_libev_version_major()).\(lb_libev_version_minor())",
             swift: swiftVersion, date: formatter.string(from: Date()),
             load: (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?
-                .split(separator: " ").prefix(3).joined(separator: " ") ?? "unknown")
+                .split(separator: " ").prefix(3).joined(separator: " ") ?? "unknown",
+            revision: revision())
+    }
+
+    /// `git rev-parse --short HEAD`, noting uncommitted changes under `Sources/` (the
+    /// library being measured); "unknown" outside a git checkout.
+    private static func revision() -> String {
+        guard let head = git(["rev-parse", "--short", "HEAD"]), !head.isEmpty else { return "unknown" }
+        let changed = git(["status", "--porcelain", "--", "Sources"]).map { !$0.isEmpty } ?? false
+        return changed ? "\(head) with uncommitted changes in Sources/" : head
+    }
+
+    private static func git(_ arguments: [String]) -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["git"] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// The compiler that built this binary, as precise as `#if compiler` can tell.
