@@ -61,9 +61,6 @@ public final class ClockSession: @unchecked Sendable {
         while nanosleep(&request, &remaining) != 0 { request = remaining }
     }
 
-    /// The lead currently in use, in seconds (0 without ``LeadSetting``).
-    public var currentLead: Double { armedLead }
-
     /// Adds the strategies' timers to the loop's default mode. Loop thread only.
     public func start() {
         started = loop.now
