@@ -56,6 +56,28 @@ import Testing
         #expect(session.alignedTickPhases.count == 3)
     }
 
+    @Test func alignedTimerRealignsWhenTheWallClockIsSet() {
+        let (clock, loop) = makeLoop()
+        let session = ClockSession(loop: loop, configuration: ClockConfiguration(compare: false, naiveStartDelay: 0))
+        session.start()
+        // 1.5 s in (wall x+1.75), the wall clock is set 0.4 s ahead: second x+2 has passed.
+        loop.add(EVTimer(interval: 1.5, repeats: false) { _ in
+            clock.setWallClock(to: clock.wallNow.addingTimeInterval(0.4))
+        }, forMode: .default)
+        loop.run(mode: .default, for: .seconds(5))
+        _ = session.finish()
+
+        // Back on the new clock's whole seconds from x+3 on. (Whether the tick scheduled for
+        // the old x+2 still fires depends on when the loop notices the change: the virtual
+        // clock notices after its next wait, the libev loop at once.)
+        let start = Int64(EVVirtualClock().wallNow.timeIntervalSince1970)
+        let updates = session.updates[.aligned] ?? []
+        #expect(updates.first?.shownSecond == start + 1)
+        #expect(updates.suffix(3).map(\.shownSecond) == [start + 3, start + 4, start + 5])
+        #expect(updates.suffix(3).allSatisfy { abs($0.lag) < 1e-6 })
+        #expect(zip(updates, updates.dropFirst()).allSatisfy { $0.shownSecond < $1.shownSecond })
+    }
+
     @Test func automaticLeadMakesThePublishedValueLandOnTheSecond() throws {
         let (clock, loop) = makeLoop()
         let configuration = ClockConfiguration(compare: false, publishCost: 0.2, lead: .automatic, naiveStartDelay: 0)
