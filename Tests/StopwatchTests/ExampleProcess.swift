@@ -37,7 +37,8 @@ struct ExampleProcess {
     }
 
     /// Runs `binary` with `arguments` and stdin on /dev/null. After `interruptAfter` seconds,
-    /// if given, sends it SIGINT; after `timeLimit` seconds it is killed.
+    /// if given, and once the child catches SIGINT, sends it SIGINT; after `timeLimit`
+    /// seconds it is killed.
     static func run(
         _ binary: URL, _ arguments: [String], interruptAfter: Double? = nil, timeLimit: Double = 60
     ) throws -> Result {
@@ -84,7 +85,7 @@ struct ExampleProcess {
             drain(err.read, into: &stderr)
             exited = waitpid(pid, &waitStatus, WNOHANG) == pid
             let elapsed = Date().timeIntervalSince(started)
-            if !interrupted, let interruptAfter, elapsed >= interruptAfter {
+            if !interrupted, let interruptAfter, elapsed >= interruptAfter, catches(SIGINT, pid: pid) {
                 kill(pid, SIGINT)
                 interrupted = true
             }
@@ -102,6 +103,15 @@ struct ExampleProcess {
         return Result(status: normal ? (waitStatus >> 8) & 0xff : nil,
                       stdout: String(decoding: stdout, as: UTF8.self),
                       stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// Whether process `pid` has a handler installed for `signal` (its `SigCgt` mask).
+    private static func catches(_ signal: Int32, pid: pid_t) -> Bool {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+              let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+        else { return false }
+        return mask & (1 << UInt64(signal - 1)) != 0
     }
 
     /// A pipe whose read end does not block.
