@@ -78,8 +78,11 @@ public final class ClockSession: @unchecked Sendable {
 
     /// Stops every timer and returns what was measured. Loop thread only.
     public func finish() -> ClockSummary {
+        // Invalidating also breaks the cycles between the session and its timers' callouts.
         for timer in timers { timer.invalidate() }
         leadTimer?.invalidate()
+        timers.removeAll()
+        leadTimer = nil
         let elapsed = started.map { (loop.now - $0).timeInterval } ?? 0
         let rows = configuration.strategies.map { strategy in
             StrategyReport(strategy: strategy, updates: updates[strategy] ?? [],

@@ -165,8 +165,11 @@ public final class StopwatchSession: @unchecked Sendable {
     public func finish() -> StopwatchSummary {
         let dropped = link?.droppedFrames ?? 0
         perform(.stop)
+        // Invalidating also breaks the cycles between the session and its timers' callouts.
         link?.invalidate()
+        link = nil
         for timer in scriptTimers { timer.invalidate() }
+        scriptTimers.removeAll()
         let elapsed = sessionStart.map { (loop.now - $0).timeInterval } ?? 0
         let computed = state.accumulated.timeInterval
         return StopwatchSummary(

@@ -80,8 +80,11 @@ public final class WakeDateSession: @unchecked Sendable {
 
     /// Stops every timer and the observer, and returns what was measured. Loop thread only.
     public func finish() -> WakeDateSummary {
+        // Invalidating also breaks the cycles between the session and its timers' callouts.
         for timer in rows { timer.invalidate() }
         modalTimer?.invalidate()
+        rows.removeAll()
+        modalTimer = nil
         observed.invalidate()
         return WakeDateSummary(session: self)
     }
