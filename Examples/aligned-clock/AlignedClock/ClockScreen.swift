@@ -31,7 +31,8 @@ public final class ClockScreen {
         var text = drawn ? "\u{1B}[\(strategies.count)A" : ""
         drawn = true
         for strategy in strategies {
-            text += "\r\u{1B}[2K" + (lines[strategy] ?? strategy.title) + "\n"
+            let waiting = strategy.title.padding(toLength: 20, withPad: " ", startingAt: 0) + "--:--:--  waiting"
+            text += "\r\u{1B}[2K" + (lines[strategy] ?? waiting) + "\n"
         }
         return text
     }
