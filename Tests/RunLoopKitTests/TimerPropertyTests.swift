@@ -71,9 +71,10 @@ struct TimerPropertyTests {
         return (fires.value, loop.statistics.wakeups)
     }
 
-    /// The greedy model: wake at the earliest `scheduled + tolerance`; fire, in order of
-    /// (scheduled, creation), every timer scheduled by then; a repeating timer's next date is
-    /// the first `scheduled + k * interval` after the wake.
+    /// The greedy model: the earliest `scheduled + tolerance` decides which timers the next
+    /// wake serves (every timer scheduled by then); the wake happens at the latest of their
+    /// scheduled dates; they fire in order of (scheduled, creation); a repeating timer's next
+    /// date is the first `scheduled + k * interval` after the wake.
     static func model(_ specs: [Spec]) -> (fires: [Fire], wakeups: Int) {
         var next: [Int64?] = specs.map { $0.phase }
         var fired = [Int](repeating: 0, count: specs.count)
@@ -84,8 +85,9 @@ struct TimerPropertyTests {
             // Past the horizon, the last wake is the run's own deadline, at horizon + 0.5 ms
             // (shown as `horizon`, as the loop's times are truncated to whole milliseconds).
             let earliest = deadlines.min() ?? .max
-            let last = earliest > horizon
-            let wake = last ? horizon : earliest
+            let timerWake = specs.indices.compactMap { next[$0] }.filter { $0 <= earliest }.max() ?? .max
+            let last = timerWake > horizon
+            let wake = last ? horizon : timerWake
             wakeups += last ? 0 : 1
             let due = specs.indices.filter { next[$0].map { $0 <= wake } ?? false }
                 .sorted { (next[$0]!, $0) < (next[$1]!, $1) }

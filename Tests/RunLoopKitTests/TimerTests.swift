@@ -57,6 +57,21 @@ struct TimerTests {
         #expect(loop.statistics.wakeups == 1)
     }
 
+    @Test("a tolerant timer with nothing to share a wake with fires on time")
+    func loneTolerantTimer() {
+        let fires = LoopBox<[Int64]>([])
+        loop.add(EVTimer(fireAt: start + .milliseconds(100), interval: .milliseconds(100), repeats: true,
+                         tolerance: .milliseconds(50)) { _ in
+            fires.value.append(self.ms(self.clock.now))
+        }, forMode: .default)
+        loop.add(EVTimer(fireAt: start + .milliseconds(320), tolerance: .milliseconds(20)) { _ in
+            fires.value.append(-self.ms(self.clock.now))
+        }, forMode: .default)
+        loop.run(mode: .default, for: .milliseconds(450))
+        // The 300 ms fire may wait until 340 ms for the one-shot due at 320: one wake, at 320.
+        #expect(fires.value == [100, 200, 320, -320, 400])
+    }
+
     @Test("done when: 1,000 timers, 0.2 s, random phases, tolerance 0.1 s wake at most 10.5 times a second")
     func coalescing() {
         var rng = SplitMix(seed: 42)

@@ -44,10 +44,17 @@ struct TimerQueue {
     /// whose callout is on the stack (as CF's `__CFArmNextTimerInMode` does), `.max` when
     /// nothing is scheduled; and whether it is a zero-tolerance timer's fire date (which
     /// deserves a precise wake) rather than the end of some timer's tolerance.
+    ///
+    /// When the wake ends some timer's tolerance, it moves back to the latest fire date at or
+    /// before it: every timer due at the end of the window is already due then, so the same
+    /// timers fire with the same number of wakeups, as early as possible (a lone tolerant
+    /// timer fires on time, not at the end of its tolerance).
     var wake: (nanos: Int64, precise: Bool) {
         let exactWake = exact.earliestKeyNotFiring()
         let tolerantWake = tolerantByLatest.earliestKeyNotFiring()
-        return exactWake <= tolerantWake ? (exactWake, exactWake != .max) : (tolerantWake, false)
+        if exactWake <= tolerantWake { return (exactWake, exactWake != .max) }
+        // Every zero-tolerance timer fires after `tolerantWake`, so only tolerant ones are due.
+        return (tolerantByFire.latestKeyNotFiring(atOrBefore: tolerantWake) ?? tolerantWake, false)
     }
 
     mutating func insert(_ node: TimerNode) {
@@ -178,6 +185,21 @@ struct NodeHeap {
                 best = entry.key
                 continue
             }
+            for child in Self.children(of: index, count: entries.count) { stack.append(child) }
+        }
+        return best
+    }
+
+    /// The largest key at or before `limit` among nodes whose timer is not firing (a walk of
+    /// the entries at or before `limit`: the timers the coming wake serves anyway).
+    func latestKeyNotFiring(atOrBefore limit: Int64) -> Int64? {
+        guard let top = entries.first, top.key <= limit else { return nil }
+        var best: Int64?
+        var stack = [0]
+        while let index = stack.popLast() {
+            let entry = entries[index]
+            guard entry.key <= limit else { continue }
+            if !isFiring(entry), entry.key > best ?? .min { best = entry.key }
             for child in Self.children(of: index, count: entries.count) { stack.append(child) }
         }
         return best
