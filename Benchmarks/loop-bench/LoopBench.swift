@@ -63,6 +63,9 @@ struct LoopBench: ParsableCommand {
         let chosen = selectedNames.map { names in Workload.all.filter { names.contains($0.name) } } ?? Workload.all
 
         let started = Date()
+        // The revision is read before measuring: `swift run` (and `make bench`) build
+        // right before the run, so the tree at this moment is the one measured.
+        let revision = Machine.revision()
         var rows: [Row] = []
         for workload in chosen {
             let begin = Date()
@@ -72,7 +75,7 @@ struct LoopBench: ParsableCommand {
         }
         log("loop-bench: done in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
 
-        let machine = Machine.current()
+        let machine = Machine.current(revision: revision)
         if json {
             print(JSONReport(machine: machine, plan: plan, quick: quick, rows: rows).encoded())
         } else {

@@ -14,7 +14,7 @@ struct Machine: Encodable {
     /// The git revision measured, when run inside the repository.
     var revision: String
 
-    static func current() -> Machine {
+    static func current(revision: String) -> Machine {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
         let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
             .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" }
@@ -29,12 +29,12 @@ struct Machine: Encodable {
             swift: swiftVersion, date: formatter.string(from: Date()),
             load: (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?
                 .split(separator: " ").prefix(3).joined(separator: " ") ?? "unknown",
-            revision: revision())
+            revision: revision)
     }
 
     /// `git rev-parse --short HEAD`, noting uncommitted changes under `Sources/` (the
     /// library being measured); "unknown" outside a git checkout.
-    private static func revision() -> String {
+    static func revision() -> String {
         guard let head = git(["rev-parse", "--short", "HEAD"]), !head.isEmpty else { return "unknown" }
         let changed = git(["status", "--porcelain", "--", "Sources"]).map { !$0.isEmpty } ?? false
         return changed ? "\(head) with uncommitted changes in Sources/" : head
