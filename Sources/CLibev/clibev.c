@@ -2,6 +2,7 @@
 #include "clibev.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,6 +50,13 @@ int clibev_timerfd_consume(int fd) {
     if (errno == EAGAIN) return 0;
     if (errno == ECANCELED) return -2;
     return -1;
+}
+
+int clibev_unblock_signal(int signum) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, signum);
+    return pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
 
 int64_t clibev_monotonic_ns(void) {

@@ -93,6 +93,28 @@ struct SourceTests {
     }
 }
 
+extension SourceTests {
+    @Test("a signal blocked in the thread's inherited mask still reaches its source")
+    func blockedSignal() {
+        let fired = onFreshThread { () -> Bool in
+            var blocked = sigset_t()
+            sigemptyset(&blocked)
+            sigaddset(&blocked, SIGUSR2)
+            pthread_sigmask(SIG_BLOCK, &blocked, nil)
+            let loop = EVRunLoop.current
+            let fired = LoopBox(false)
+            let source = EVSource(signal: SIGUSR2) { _ in fired.value = true }
+            loop.add(source, forMode: .default)
+            // Directed at this thread, where it was blocked: only an unblocked mask lets it in.
+            pthread_kill(pthread_self(), SIGUSR2)
+            loop.run(mode: .default, for: .seconds(2), returnAfterSourceHandled: true)
+            source.invalidate()
+            return fired.value
+        }
+        #expect(fired)
+    }
+}
+
 @Suite("Frame timer")
 struct FrameTimerTests {
     @Test("frames sit on the grid; a blocking callout drops frames, counted, never burst (virtual clock)")

@@ -216,6 +216,21 @@ struct TimerTests {
         // 1.25 and 2.25; then the clock jumps to 102.75; the next grid point is 103.25.
         #expect(phases.value == [1.25, 2.25, 103.25, 104.25])
     }
+
+    @Test("a wall clock set by another callout re-aligns before the old deadline is reached")
+    func realignFromAnotherCallout() {
+        let wallStart = clock.wallNow
+        let phases = LoopBox<[Double]>([])
+        loop.add(EVTimer(alignedTo: 1) { _ in
+            phases.value.append(self.clock.wallNow.timeIntervalSince(wallStart))
+        }, forMode: .default)
+        loop.add(EVTimer(fireAt: start + .milliseconds(1500)) { _ in
+            self.clock.setWallClock(to: self.clock.wallNow.addingTimeInterval(0.4))  // now 1.9
+        }, forMode: .default)
+        loop.run(mode: .default, for: .milliseconds(3200))
+        // Ticks at wall 1 and 2 (monotonic 1 and 1.6), then 3 (monotonic 2.6): none off the grid.
+        #expect(phases.value.map { ($0 * 1000).rounded() / 1000 } == [1, 2, 3])
+    }
 }
 
 /// A small seeded generator, so random schedules are the same on every run.

@@ -42,6 +42,9 @@ int clibev_timerfd_arm(int fd, int64_t deadline_ns, int cancel_on_set);
 /// -2 if the realtime clock was set (ECANCELED), -1 with errno set otherwise.
 int clibev_timerfd_consume(int fd);
 
+/// `pthread_sigmask(SIG_UNBLOCK, {signum})` on the calling thread. Returns 0 or an errno.
+int clibev_unblock_signal(int signum);
+
 /// `clock_gettime(CLOCK_MONOTONIC)` in nanoseconds.
 int64_t clibev_monotonic_ns(void);
 /// `clock_gettime(CLOCK_REALTIME)` in nanoseconds since 1970.

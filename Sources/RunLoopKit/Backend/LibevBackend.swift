@@ -161,6 +161,10 @@ final class LibevBackend: Backend, @unchecked Sendable {
     }
 
     func watch(signal: Int32, token: ObjectIdentifier) {
+        // A thread inherits its creator's signal mask, and libev leaves it alone: a signal
+        // blocked in every thread (as in children of some process launchers) would never
+        // arrive. The loop's thread is the one that asked for it, so it takes it.
+        _ = clibev_unblock_signal(signal)
         let watcher = Watcher(signal: signal, token: token)
         watcher.start(on: loop, owner: self) { backend, token in
             backend.otherEvent = true

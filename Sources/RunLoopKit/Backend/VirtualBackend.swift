@@ -23,7 +23,12 @@ final class VirtualBackend: Backend {
     func wallNanos() -> Int64 { clock.wallNanos }
 
     func wait(until deadline: EVRunLoop.Instant, precise: Bool, events: any BackendEvents) {
-        defer { if clock.takeWallClockChange() { events.wallClockChanged() } }
+        // A wall clock set before the wait ends it at once, as the real loop's
+        // TFD_TIMER_CANCEL_ON_SET timerfd does, so that aligned timers re-align first.
+        if clock.takeWallClockChange() {
+            events.wallClockChanged()
+            return
+        }
         if takeWake() { return }
         if deadline != .distantFuture {
             clock.advance(to: deadline)
