@@ -19,6 +19,7 @@ enum Coalescing {
             var lateMax: [Peer: [Double]] = [:]
             var beyond: [Peer: [Double]] = [:]
             var overshoot: [Peer: [Double]] = [:]
+            var typicalOvershoot: [Peer: [Double]] = [:]
             let run = TimerRun(interval: interval, firstAfter: phases, tolerance: tolerance,
                                seconds: plan.coalescingSeconds)
             let capacity = Int(Double(count) / interval * (plan.coalescingSeconds + 0.5))
@@ -34,9 +35,12 @@ enum Coalescing {
                     lateMedian[peer, default: []].append(lateness.median / 1e6)
                     lateMax[peer, default: []].append(lateness.max / 1e6)
                     let allowed = tolerance * 1e9
+                    let late = lateness.values.filter { $0 > allowed }
                     overshoot[peer, default: []].append((lateness.max - allowed) / 1e3)
-                    beyond[peer, default: []].append(
-                        Double(lateness.values.filter { $0 > allowed }.count) / Double(lateness.values.count) * 100)
+                    if !late.isEmpty {
+                        typicalOvershoot[peer, default: []].append((Summary(late).median - allowed) / 1e3)
+                    }
+                    beyond[peer, default: []].append(Double(late.count) / Double(lateness.values.count) * 100)
                 }
             }
             let label = tolerance == 0 ? "tolerance 0" : "tolerance 0.1 s"
@@ -57,6 +61,8 @@ enum Coalescing {
                                      values: beyond))
                 rows.append(Row.make(name, "latest fire past its tolerance (max lateness − 0.1 s), \(label)",
                                      unit: "µs", values: overshoot))
+                rows.append(Row.make(name, "median overshoot of the fires past their tolerance, \(label)",
+                                     unit: "µs", values: typicalOvershoot))
             }
         }
         return rows
