@@ -19,9 +19,12 @@ enum FireThroughput {
                     achieved[peer, default: []].append(stats.firesPerSecond)
                 }
             }
-            var cpuRow = Row.make(name, "CPU per fire, N = \(count.grouped)", unit: "ns",
-                                  goal: "≤ 1.5× libev, ≤ 0.01× Foundation", values: cpuPerFire)
-            if let libev = cpuRow.ratio(to: .libev), let foundation = cpuRow.ratio(to: .foundation) {
+            // The goal is about the per-fire cost; at N = 10 each wake serves only 10 fires,
+            // so the figure is mostly the cost of a wake, and no goal is attached.
+            let goal = count >= 1_000 ? "≤ 1.5× libev, ≤ 0.01× Foundation" : nil
+            var cpuRow = Row.make(name, "CPU per fire, N = \(count.grouped)", unit: "ns", goal: goal,
+                                  values: cpuPerFire)
+            if goal != nil, let libev = cpuRow.ratio(to: .libev), let foundation = cpuRow.ratio(to: .foundation) {
                 cpuRow.goalMet = libev <= 1.5 && foundation <= 0.01
             }
             rows.append(cpuRow)
