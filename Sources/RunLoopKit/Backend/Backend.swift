@@ -16,13 +16,12 @@ protocol Backend: AnyObject, Sendable {
     func wallNow() -> Date
     /// The wall clock in nanoseconds since 1970, exact (a `Date` keeps only ~0.2 µs).
     func wallNanos() -> Int64
-    /// Waits until `deadline`, until a watched descriptor or signal is ready, or until
-    /// ``wakeUp()`` is called (a wake sent before the wait ends it at once). `deadline` at
-    /// or before now polls: readiness is collected without sleeping. Readiness is reported
-    /// to `events` from inside this call, on the loop's thread. `precise` asks for the wake
-    /// to land as close to `deadline` as the backend can (a zero-tolerance timer is due).
-    func wait(until deadline: EVRunLoop.Instant, precise: Bool, events: any BackendEvents)
-    /// Ends the current or next ``wait(until:precise:events:)`` early. Safe from any thread.
+    /// Waits until a moment in `window`, until a watched descriptor or signal is ready, or
+    /// until ``wakeUp()`` is called (a wake sent before the wait ends it at once). A window
+    /// at or before now polls: readiness is collected without sleeping. Readiness is
+    /// reported to `events` from inside this call, on the loop's thread.
+    func wait(in window: WakeWindow, events: any BackendEvents)
+    /// Ends the current or next ``wait(in:events:)`` early. Safe from any thread.
     func wakeUp()
 
     /// Whether this backend can watch descriptors and signals (the virtual one cannot).
@@ -45,4 +44,27 @@ protocol BackendEvents: AnyObject {
     func signalArrived(_ token: ObjectIdentifier)
     /// The wall clock was set (not slewed): wall-aligned deadlines must be recomputed.
     func wallClockChanged()
+}
+
+/// When a wait should end, as the timer queue sees it (all instants in nanoseconds).
+///
+/// Waking at ``served`` fires the same timers as waking at ``latest``, sooner; waking
+/// between ``first`` and ``served`` fires fewer of them (the rest wait for a later wake).
+/// A backend whose wakes run late may wake early in the window, so that no timer fires
+/// past its tolerance.
+struct WakeWindow {
+    /// The earliest fire date of any timer: a wake before it serves nothing.
+    var first: Int64
+    /// The latest fire date among the timers a wake at ``latest`` would fire.
+    var served: Int64
+    /// The latest acceptable wake: the end of the earliest-ending tolerance, or the run's
+    /// deadline.
+    var latest: Int64
+    /// Whether ``latest`` is a zero-tolerance timer's fire date, worth waking for exactly.
+    var precise: Bool
+
+    /// A wait for exactly `instant` (the run's deadline, or `.max` for none).
+    static func at(_ instant: Int64) -> WakeWindow {
+        WakeWindow(first: instant, served: instant, latest: instant, precise: false)
+    }
 }

@@ -95,10 +95,11 @@ final class LibevBackend: Backend, @unchecked Sendable {
 
     func wallNanos() -> Int64 { clibev_realtime_ns() }
 
-    func wait(until deadlineInstant: EVRunLoop.Instant, precise: Bool, events: any BackendEvents) {
+    func wait(in window: WakeWindow, events: any BackendEvents) {
         self.events = events
         defer { self.events = nil }
-        let target = deadlineInstant.nanoseconds
+        let precise = window.precise
+        let target = precise ? window.latest : tolerantTarget(window)
         let now = clibev_monotonic_ns()
         if target <= now {
             ev_run(loop, Int32(EVRUN_NOWAIT))
@@ -121,6 +122,15 @@ final class LibevBackend: Backend, @unchecked Sendable {
             meanOversleep += (oversleep - meanOversleep) / 8
         }
         if lead > 0 && !otherEvent { spin(until: target) }
+    }
+
+    /// Where to wake in a window that ends a tolerance: at the served fire date, but early
+    /// enough that the wake's latency plus the callouts (a reserve of 1 ms plus twice the
+    /// mean oversleep) still end within the tolerance; never before the first fire date.
+    private func tolerantTarget(_ window: WakeWindow) -> Int64 {
+        guard window.served != window.latest else { return window.latest }
+        let reserve = 1_000_000 + 2 * meanOversleep
+        return max(window.first, min(window.served, window.latest - reserve))
     }
 
     /// How early to wake for a precise deadline: 0 when the spin budget cannot pay for it.

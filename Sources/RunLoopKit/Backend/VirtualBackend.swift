@@ -7,7 +7,9 @@ import Glibc
 import Synchronization
 
 /// The backend of a loop on an ``EVVirtualClock``: a wait with a deadline moves the clock
-/// to the deadline and returns at once; a wait without one blocks until ``wakeUp()``.
+/// to it and returns at once; a wait without one blocks until ``wakeUp()``. Its wakes are
+/// never late, so it wakes at the window's ``WakeWindow/served`` instant: exactly the
+/// greedy schedule.
 ///
 /// File descriptors and signals need the real kernel: ``EVRunLoop`` refuses to add such
 /// sources to a virtual loop.
@@ -22,7 +24,7 @@ final class VirtualBackend: Backend {
     func wallNow() -> Date { clock.wallNow }
     func wallNanos() -> Int64 { clock.wallNanos }
 
-    func wait(until deadline: EVRunLoop.Instant, precise: Bool, events: any BackendEvents) {
+    func wait(in window: WakeWindow, events: any BackendEvents) {
         // A wall clock set before the wait ends it at once, as the real loop's
         // TFD_TIMER_CANCEL_ON_SET timerfd does, so that aligned timers re-align first.
         if clock.takeWallClockChange() {
@@ -30,8 +32,8 @@ final class VirtualBackend: Backend {
             return
         }
         if takeWake() { return }
-        if deadline != .distantFuture {
-            clock.advance(to: deadline)
+        if window.served != .max {
+            clock.advance(to: EVRunLoop.Instant(nanoseconds: window.served))
             return
         }
         sleeper.sleep(until: takeWake)

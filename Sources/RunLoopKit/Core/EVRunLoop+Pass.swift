@@ -72,10 +72,10 @@ extension EVRunLoop {
 
     /// Waits until the run's `deadline` or the mode's next timer wake, whichever is first.
     private func wait(in state: ModeState, until deadline: Int64, polling: Bool) {
-        let timers = state.timers.wake
+        var timers = polling ? .at(.max) : state.timers.wake
         if !polling { stats.wakeups += 1 }
-        let (until, precise) = !polling && timers.nanos < deadline ? timers : (deadline, false)
-        backend.wait(until: Instant(nanoseconds: until), precise: precise, events: self)
+        timers.latest = min(timers.latest, deadline)
+        backend.wait(in: timers.served < deadline ? timers : .at(deadline), events: self)
         drainInbox()
     }
 

@@ -40,21 +40,23 @@ struct TimerQueue {
     var isEmpty: Bool { exact.isEmpty && tolerantByFire.isEmpty }
     var count: Int { exact.count + tolerantByFire.count }
 
-    /// The instant (ns) the loop must wake at to honour every tolerance, ignoring timers
-    /// whose callout is on the stack (as CF's `__CFArmNextTimerInMode` does), `.max` when
-    /// nothing is scheduled; and whether it is a zero-tolerance timer's fire date (which
-    /// deserves a precise wake) rather than the end of some timer's tolerance.
+    /// When the loop must wake to honour every tolerance, ignoring timers whose callout is
+    /// on the stack (as CF's `__CFArmNextTimerInMode` does); `.at(.max)` with no timers.
     ///
-    /// When the wake ends some timer's tolerance, it moves back to the latest fire date at or
-    /// before it: every timer due at the end of the window is already due then, so the same
-    /// timers fire with the same number of wakeups, as early as possible (a lone tolerant
-    /// timer fires on time, not at the end of its tolerance).
-    var wake: (nanos: Int64, precise: Bool) {
-        let exactWake = exact.earliestKeyNotFiring()
-        let tolerantWake = tolerantByLatest.earliestKeyNotFiring()
-        if exactWake <= tolerantWake { return (exactWake, exactWake != .max) }
-        // Every zero-tolerance timer fires after `tolerantWake`, so only tolerant ones are due.
-        return (tolerantByFire.latestKeyNotFiring(atOrBefore: tolerantWake) ?? tolerantWake, false)
+    /// The window ends at the earliest `fire + tolerance`. Every timer due then is already
+    /// due at the latest fire date at or before it (`served`), so a wake there fires the
+    /// same timers with the same number of wakeups, sooner: a lone tolerant timer fires on
+    /// time, not at the end of its tolerance.
+    var wake: WakeWindow {
+        let exactFire = exact.earliestKeyNotFiring()
+        let tolerantEnd = tolerantByLatest.earliestKeyNotFiring()
+        if exactFire <= tolerantEnd {
+            return WakeWindow(first: exactFire, served: exactFire, latest: exactFire, precise: exactFire != .max)
+        }
+        // Every zero-tolerance timer fires after `tolerantEnd`, so only tolerant ones are due.
+        let served = tolerantByFire.latestKeyNotFiring(atOrBefore: tolerantEnd) ?? tolerantEnd
+        let first = min(tolerantByFire.earliestKeyNotFiring(), served)
+        return WakeWindow(first: first, served: served, latest: tolerantEnd, precise: false)
     }
 
     mutating func insert(_ node: TimerNode) {
