@@ -102,7 +102,9 @@ final class LibevBackend: Backend, @unchecked Sendable {
         let target = precise ? window.latest : tolerantTarget(window)
         let now = clibev_monotonic_ns()
         if target <= now {
-            ev_run(loop, Int32(EVRUN_NOWAIT))
+            // A poll only collects descriptor and signal readiness: with none watched there is
+            // nothing to collect (a pending wake stays pending for the next real wait).
+            if !descriptors.isEmpty || !signals.isEmpty { ev_run(loop, Int32(EVRUN_NOWAIT)) }
             return
         }
         let lead = precise ? spinLead(now: now) : 0

@@ -14,11 +14,13 @@ extension EVRunLoop {
         armDescriptors(for: state)
         // CF's per-run data: each run starts unstopped; the enclosing run's flag comes back
         // when this one returns (`__CFRunLoopPushPerRunData` / `PopPerRunData`).
-        let enclosingStop = stopRequested.exchange(false, ordering: .acquiringAndReleasing)
+        let enclosingStop = takeStop()
         activeRuns.add(1, ordering: .releasing)
         defer {
             activeRuns.subtract(1, ordering: .releasing)
-            stopRequested.store(enclosingStop, ordering: .releasing)
+            if enclosingStop || stopRequested.load(ordering: .relaxed) {
+                stopRequested.store(enclosingStop, ordering: .releasing)
+            }
             runStack.removeLast()
             thread.running.removeLast()
             if let outer = runStack.last { armDescriptors(for: outer) }
@@ -35,7 +37,7 @@ extension EVRunLoop {
     /// `__CFRunLoopRun`: pass after pass until a result.
     private func passes(_ state: ModeState, timeout seconds: Double, stopAfterSource: Bool) -> RunResult {
         // A stop() from an `entry` observer.
-        if stopRequested.exchange(false, ordering: .acquiringAndReleasing) { return .stopped }
+        if takeStop() { return .stopped }
 
         let polling = !(seconds > 0)  // CF: a timeout at or below zero polls once
         let deadline: Int64 =
@@ -65,7 +67,7 @@ extension EVRunLoop {
 
             if handled && stopAfterSource { return .handledSource }
             if deadline <= backend.now().nanoseconds { return .timedOut }
-            if stopRequested.exchange(false, ordering: .acquiringAndReleasing) { return .stopped }
+            if takeStop() { return .stopped }
             if isEmpty(state) { return .finished }
         }
     }
@@ -77,6 +79,12 @@ extension EVRunLoop {
         timers.latest = min(timers.latest, deadline)
         backend.wait(in: timers.served < deadline ? timers : .at(deadline), events: self)
         drainInbox()
+    }
+
+    /// Consumes a pending ``stop()``: a plain load first, so a pass without one costs no
+    /// read-modify-write.
+    private func takeStop() -> Bool {
+        stopRequested.load(ordering: .relaxed) && stopRequested.exchange(false, ordering: .acquiringAndReleasing)
     }
 
     /// CF's `__CFRunLoopModeIsEmpty`: no timers, no sources, and no block queued for the mode.

@@ -43,7 +43,7 @@ extension EVRunLoop: BackendEvents {
     /// Watches exactly the descriptors of the mode about to run: a descriptor that becomes
     /// ready while another mode runs is noticed when its mode runs again.
     func armDescriptors(for state: ModeState) {
-        guard backend.watchesKernelEvents else { return }
+        guard backend.watchesKernelEvents, !(state.kernelSources.isEmpty && armedDescriptors.isEmpty) else { return }
         var wanted: Set<ObjectIdentifier> = []
         for source in state.kernelSources {
             switch source.kind {
