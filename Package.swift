@@ -26,16 +26,22 @@ let package = Package(
             dependencies: ["RunLoopKit"],
             path: "Examples/pass-trace"
         ),
+        // What the examples share: stdout writes, terminal mode and keys, signals, statistics, JSON.
+        .target(
+            name: "ExampleSupport",
+            dependencies: ["RunLoopKit"],
+            path: "Examples/Support"
+        ),
         // S0: a clock that ticks on whole seconds; naive, polling and aligned timers compared.
         .target(
             name: "AlignedClock",
-            dependencies: ["RunLoopKit"],
+            dependencies: ["RunLoopKit", "ExampleSupport"],
             path: "Examples/aligned-clock/AlignedClock"
         ),
         .executableTarget(
             name: "aligned-clock",
             dependencies: [
-                "RunLoopKit", "AlignedClock",
+                "RunLoopKit", "AlignedClock", "ExampleSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/aligned-clock/Main"
@@ -43,18 +49,18 @@ let package = Package(
         .testTarget(
             name: "AlignedClockTests",
             // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "AlignedClock", "aligned-clock"]
+            dependencies: ["RunLoopKit", "AlignedClock", "aligned-clock", "ExampleSupport"]
         ),
         // S1: a 100 Hz mm:ss.hh stopwatch computed from its start instant, versus counting.
         .target(
             name: "Stopwatch",
-            dependencies: ["RunLoopKit"],
+            dependencies: ["RunLoopKit", "ExampleSupport"],
             path: "Examples/stopwatch/Stopwatch"
         ),
         .executableTarget(
             name: "stopwatch",
             dependencies: [
-                "RunLoopKit", "Stopwatch",
+                "RunLoopKit", "Stopwatch", "ExampleSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/stopwatch/Main"
@@ -67,13 +73,13 @@ let package = Package(
         // S2: one consistent "now" per pass; the Q&A's observer-based wakeDate next to the built-in one.
         .target(
             name: "WakeDate",
-            dependencies: ["RunLoopKit"],
+            dependencies: ["RunLoopKit", "ExampleSupport"],
             path: "Examples/wake-date/WakeDate"
         ),
         .executableTarget(
             name: "wake-date",
             dependencies: [
-                "RunLoopKit", "WakeDate",
+                "RunLoopKit", "WakeDate", "ExampleSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/wake-date/Main"
@@ -86,13 +92,13 @@ let package = Package(
         // S4: rows counting down to their due time, 0.1 s polling versus an aligned timer.
         .target(
             name: "TodoCountdown",
-            dependencies: ["RunLoopKit"],
+            dependencies: ["RunLoopKit", "ExampleSupport"],
             path: "Examples/todo-countdown/TodoCountdown"
         ),
         .executableTarget(
             name: "todo-countdown",
             dependencies: [
-                "RunLoopKit", "TodoCountdown",
+                "RunLoopKit", "TodoCountdown", "ExampleSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/todo-countdown/Main"
@@ -100,18 +106,18 @@ let package = Package(
         .testTarget(
             name: "TodoCountdownTests",
             // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "TodoCountdown", "todo-countdown"]
+            dependencies: ["RunLoopKit", "TodoCountdown", "todo-countdown", "ExampleSupport"]
         ),
         // S3: a task list with live timers: modes, tolerance, a display link, the background.
         .target(
             name: "TaskTimers",
-            dependencies: ["RunLoopKit"],
+            dependencies: ["RunLoopKit", "ExampleSupport"],
             path: "Examples/task-timers/TaskTimers"
         ),
         .executableTarget(
             name: "task-timers",
             dependencies: [
-                "RunLoopKit", "TaskTimers",
+                "RunLoopKit", "TaskTimers", "ExampleSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/task-timers/Main"

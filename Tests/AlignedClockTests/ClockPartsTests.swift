@@ -1,4 +1,5 @@
 import AlignedClock
+import ExampleSupport
 import Foundation
 import Testing
 

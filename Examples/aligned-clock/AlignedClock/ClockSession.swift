@@ -1,5 +1,5 @@
+import ExampleSupport
 import Foundation
-import Glibc
 import RunLoopKit
 
 /// The clock itself: the strategies' timers on one run loop, and what each of them drew.
@@ -54,12 +54,7 @@ public final class ClockSession: @unchecked Sendable {
     }
 
     /// Sleeps the calling thread for `duration`: the default publish work.
-    public static let sleep: Work = { duration in
-        let (seconds, attoseconds) = duration.components
-        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) != 0 { request = remaining }
-    }
+    public static let sleep: Work = { duration in ThreadSleep.sleep(for: duration) }
 
     /// Adds the strategies' timers to the loop's default mode. Loop thread only.
     public func start() {

@@ -1,3 +1,5 @@
+import ExampleSupport
+
 /// The figures one strategy reached in a session: one row of the summary table.
 public struct StrategyReport: Codable, Sendable, Equatable {
     /// Which strategy.

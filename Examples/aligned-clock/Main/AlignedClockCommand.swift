@@ -1,5 +1,6 @@
 import AlignedClock
 import ArgumentParser
+import ExampleSupport
 import Foundation
 import Glibc
 import RunLoopKit
@@ -63,17 +64,11 @@ struct AlignedClockCommand: ParsableCommand {
                 Output.write(screen.text(for: update, tickPhases: session.alignedTickPhases))
             }
         }
-        let interrupts = [SIGINT, SIGTERM].map { number in
-            EVSource(signal: number, label: "stop") { _ in loop.stop() }
-        }
+        let interrupts = InterruptSignals.sources { loop.stop() }
         for source in interrupts { loop.add(source, forMode: .default) }
 
         session.start()
-        if let duration {
-            loop.run(mode: .default, for: .nanoseconds(Int64(duration * 1e9)))
-        } else {
-            loop.run()
-        }
+        loop.runDefaultMode(forSeconds: duration)
         for source in interrupts { source.invalidate() }
 
         let summary = session.finish()

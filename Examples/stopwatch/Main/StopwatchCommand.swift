@@ -1,4 +1,5 @@
 import ArgumentParser
+import ExampleSupport
 import Foundation
 import Glibc
 import RunLoopKit
@@ -68,20 +69,20 @@ struct StopwatchCommand: ParsableCommand {
                 if let text = screen.text(for: event, session: session) { Output.write(text) }
             }
         }
-        var sources = [SIGINT, SIGTERM].map { number in
-            EVSource(signal: number, label: "stop") { _ in loop.stop() }
-        }
+        var sources = InterruptSignals.sources { loop.stop() }
         let terminal = interactive ? TerminalMode(cbreak: STDIN_FILENO) : nil
         defer { terminal?.restore() }
-        if terminal != nil { sources.append(try KeyReader.source(for: session)) }
+        if terminal != nil {
+            sources.append(try KeyInput.source(reading: STDIN_FILENO) { bytes in
+                for byte in bytes {
+                    if let action = Action(key: byte) { session.perform(action) }
+                }
+            })
+        }
         for source in sources { loop.add(source, forMode: .default) }
 
         session.start()
-        if let duration {
-            loop.run(mode: .default, for: .nanoseconds(Int64(duration * 1e9)))
-        } else {
-            loop.run()
-        }
+        loop.runDefaultMode(forSeconds: duration)
         for source in sources { source.invalidate() }
         terminal?.restore()
 

@@ -1,3 +1,4 @@
+import ExampleSupport
 import Foundation
 import Glibc
 import RunLoopKit
@@ -70,12 +71,7 @@ public final class StopwatchSession: @unchecked Sendable {
     }
 
     /// Sleeps the calling thread for `duration`: the default slow work.
-    public static let sleep: Work = { duration in
-        let (seconds, attoseconds) = duration.components
-        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) != 0 { request = remaining }
-    }
+    public static let sleep: Work = { duration in ThreadSleep.sleep(for: duration) }
 
     /// The text the display shows now.
     public var display: String { format.string(shown) }

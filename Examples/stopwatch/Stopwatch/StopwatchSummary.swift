@@ -1,3 +1,4 @@
+import ExampleSupport
 import Foundation
 
 /// Everything a stopwatch session measured: printed as a table, or as one JSON object.
@@ -37,9 +38,7 @@ public struct StopwatchSummary: Codable, Sendable, Equatable {
 
     /// The summary as one line of JSON with sorted keys.
     public func json() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return String(decoding: try encoder.encode(self), as: UTF8.self)
+        try SummaryJSON.encode(self)
     }
 
     /// The summary as a table for people.

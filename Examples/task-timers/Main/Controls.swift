@@ -1,3 +1,4 @@
+import ExampleSupport
 import RunLoopKit
 import TaskTimers
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ExampleSupport
 import Glibc
 import RunLoopKit
 import TaskTimers
@@ -55,18 +56,13 @@ struct TaskTimersCommand: ParsableCommand {
 
     func run() throws {
         let loop = EVRunLoop.current
-        let keyboard = RawKeyboard()
+        let keyboard = TerminalMode(cbreak: STDIN_FILENO)
         let screen = isatty(STDOUT_FILENO) == 1 && !json ? LiveScreen() : nil
         let controls = Controls(loop: loop)
         let log: (String) -> Void = { line in if screen == nil && !json { Output.write(line + "\n") } }
-        var sources = [
-            EVSource(signal: SIGINT, label: "SIGINT") { _ in controls.interrupt() },
-            EVSource(signal: SIGTERM, label: "SIGTERM") { _ in controls.interrupt() },
-        ]
+        var sources = InterruptSignals.sources { controls.interrupt() }
         if keyboard != nil {
-            sources.append(try EVSource(fileDescriptor: STDIN_FILENO, label: "keys") { source in
-                let bytes = RawKeyboard.readAvailable()
-                if bytes.isEmpty { source.invalidate() }
+            sources.append(try KeyInput.source(reading: STDIN_FILENO) { bytes in
                 for key in Key.parse(bytes) { controls.handle(key) }
             })
         }

@@ -1,3 +1,4 @@
+import ExampleSupport
 import Foundation
 
 /// One thing the user does, from a key or a `--script` step.

@@ -1,3 +1,4 @@
+import ExampleSupport
 import Foundation
 
 /// The run's summary: the app session, or the tolerance comparison.
@@ -17,10 +18,7 @@ public struct TaskTimersSummary: Codable, Sendable {
 
     /// The summary as one line of JSON with snake_case keys.
     public func json() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.outputFormatting = [.sortedKeys]
-        return String(decoding: try encoder.encode(self), as: UTF8.self)
+        try SummaryJSON.encode(self, snakeCaseKeys: true)
     }
 
     /// The human-readable summary.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ExampleSupport
 import Glibc
 import RunLoopKit
 import TodoCountdown
@@ -55,16 +56,11 @@ struct TodoCountdownCommand: ParsableCommand {
     func run() throws {
         let loop = EVRunLoop.current
         let controls = RunControls(loop: loop)
-        let keyboard = RawKeyboard()
+        let keyboard = TerminalMode(cbreak: STDIN_FILENO)
         let screen = isatty(STDOUT_FILENO) == 1 && !json ? LiveScreen() : nil
-        var sources = [
-            EVSource(signal: SIGINT, label: "SIGINT") { _ in controls.interrupt() },
-            EVSource(signal: SIGTERM, label: "SIGTERM") { _ in controls.interrupt() },
-        ]
+        var sources = InterruptSignals.sources { controls.interrupt() }
         if keyboard != nil {
-            sources.append(try EVSource(fileDescriptor: STDIN_FILENO, label: "keys") { source in
-                let bytes = RawKeyboard.readAvailable()
-                if bytes.isEmpty { source.invalidate() }
+            sources.append(try KeyInput.source(reading: STDIN_FILENO) { bytes in
                 for key in Key.parse(bytes) { controls.handle(key) }
             })
         }

@@ -1,3 +1,4 @@
+import ExampleSupport
 import Foundation
 
 /// The whole run's summary: what was counted down and each strategy's measurements.
@@ -23,10 +24,7 @@ public struct CountdownSummary: Codable, Sendable {
 
     /// The summary as one line of JSON with snake_case keys.
     public func json() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.outputFormatting = [.sortedKeys]
-        return String(decoding: try encoder.encode(self), as: UTF8.self)
+        try SummaryJSON.encode(self, snakeCaseKeys: true)
     }
 
     /// The human-readable summary.

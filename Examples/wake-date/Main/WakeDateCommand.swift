@@ -1,4 +1,5 @@
 import ArgumentParser
+import ExampleSupport
 import Foundation
 import Glibc
 import RunLoopKit
@@ -53,17 +54,11 @@ struct WakeDateCommand: ParsableCommand {
             let screen = WakeDateScreen(redraws: isatty(STDOUT_FILENO) == 1)
             session.onPass = { pass, _ in Output.write(screen.text(for: pass)) }
         }
-        let interrupts = [SIGINT, SIGTERM].map { number in
-            EVSource(signal: number, label: "stop") { _ in loop.stop() }
-        }
+        let interrupts = InterruptSignals.sources { loop.stop() }
         for source in interrupts { loop.add(source, forMode: .default) }
 
         session.start()
-        if let duration {
-            loop.run(mode: .default, for: .nanoseconds(Int64(duration * 1e9)))
-        } else {
-            loop.run()
-        }
+        loop.runDefaultMode(forSeconds: duration)
         for source in interrupts { source.invalidate() }
 
         let summary = session.finish()

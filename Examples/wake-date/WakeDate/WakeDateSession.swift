@@ -1,5 +1,5 @@
+import ExampleSupport
 import Foundation
-import Glibc
 import RunLoopKit
 
 /// The scene of the Q&A answer: several timers due in the same pass plus a block, each
@@ -54,12 +54,7 @@ public final class WakeDateSession: @unchecked Sendable {
     }
 
     /// Sleeps the calling thread for `duration`: the default slow work.
-    public static let sleep: Work = { duration in
-        let (seconds, attoseconds) = duration.components
-        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) != 0 { request = remaining }
-    }
+    public static let sleep: Work = { duration in ThreadSleep.sleep(for: duration) }
 
     /// Adds the row timers to the default mode and a 10 ms timer to the second mode.
     /// The rows share a fire date and a 10 ms tolerance, so the loop serves them in one
