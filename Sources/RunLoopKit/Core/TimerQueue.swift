@@ -245,7 +245,9 @@ struct NodeHeap {
         kind == .fire ? node.fireIndex : node.latestIndex
     }
 
-    private func setIndex(_ entry: Entry, _ index: Int) {
+    private func setIndex(_ entry: Entry, _ index: Int) { Self.setIndex(entry, index, kind: kind) }
+
+    private static func setIndex(_ entry: Entry, _ index: Int, kind: Kind) {
         entry.node._withUnsafeGuaranteedRef { node in
             if kind == .fire { node.fireIndex = index } else { node.latestIndex = index }
         }
@@ -269,33 +271,44 @@ struct NodeHeap {
     }
 
     private mutating func siftUp(_ start: Int) {
-        var index = start
-        let entry = entries[index]
-        while index > 0 {
-            let parent = Self.parent(of: index)
-            guard Entry.before(entry, entries[parent]) else { break }
-            entries[index] = entries[parent]
-            setIndex(entries[index], index)
-            index = parent
+        // One uniqueness check for the whole sift, not one per write.
+        let kind = kind
+        entries.withUnsafeMutableBufferPointer { entries in
+            var index = start
+            let entry = entries[index]
+            while index > 0 {
+                let parent = Self.parent(of: index)
+                guard Entry.before(entry, entries[parent]) else { break }
+                entries[index] = entries[parent]
+                Self.setIndex(entries[index], index, kind: kind)
+                index = parent
+            }
+            entries[index] = entry
+            Self.setIndex(entry, index, kind: kind)
         }
-        entries[index] = entry
-        setIndex(entry, index)
     }
 
     private mutating func siftDown(_ start: Int) {
-        var index = start
-        let entry = entries[index]
-        let count = entries.count
-        while true {
-            let children = Self.children(of: index, count: count)
-            guard var child = children.first else { break }
-            for other in children.dropFirst() where Entry.before(entries[other], entries[child]) { child = other }
-            guard Entry.before(entries[child], entry) else { break }
-            entries[index] = entries[child]
-            setIndex(entries[index], index)
-            index = child
+        let kind = kind
+        entries.withUnsafeMutableBufferPointer { entries in
+            var index = start
+            let entry = entries[index]
+            let count = entries.count
+            while true {
+                let first = Self.arity * index + 1
+                guard first < count else { break }
+                var child = first
+                for other in (first + 1)..<min(first + Self.arity, count)
+                where Entry.before(entries[other], entries[child]) {
+                    child = other
+                }
+                guard Entry.before(entries[child], entry) else { break }
+                entries[index] = entries[child]
+                Self.setIndex(entries[index], index, kind: kind)
+                index = child
+            }
+            entries[index] = entry
+            Self.setIndex(entry, index, kind: kind)
         }
-        entries[index] = entry
-        setIndex(entry, index)
     }
 }
