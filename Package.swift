@@ -32,6 +32,11 @@ let package = Package(
             dependencies: ["RunLoopKit"],
             path: "Examples/Support"
         ),
+        // What the example tests share: launching a built example binary and reading its output.
+        .target(
+            name: "ExampleTesting",
+            path: "Tests/ExampleTesting"
+        ),
         // S0: a clock that ticks on whole seconds; naive, polling and aligned timers compared.
         .target(
             name: "AlignedClock",
@@ -49,7 +54,7 @@ let package = Package(
         .testTarget(
             name: "AlignedClockTests",
             // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "AlignedClock", "aligned-clock", "ExampleSupport"]
+            dependencies: ["RunLoopKit", "AlignedClock", "aligned-clock", "ExampleSupport", "ExampleTesting"]
         ),
         // S1: a 100 Hz mm:ss.hh stopwatch computed from its start instant, versus counting.
         .target(
@@ -68,7 +73,7 @@ let package = Package(
         .testTarget(
             name: "StopwatchTests",
             // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "Stopwatch", "stopwatch"]
+            dependencies: ["RunLoopKit", "Stopwatch", "stopwatch", "ExampleTesting"]
         ),
         // S2: one consistent "now" per pass; the Q&A's observer-based wakeDate next to the built-in one.
         .target(
@@ -87,7 +92,7 @@ let package = Package(
         .testTarget(
             name: "WakeDateTests",
             // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "WakeDate", "wake-date"]
+            dependencies: ["RunLoopKit", "WakeDate", "wake-date", "ExampleTesting"]
         ),
         // S4: rows counting down to their due time, 0.1 s polling versus an aligned timer.
         .target(
@@ -106,7 +111,7 @@ let package = Package(
         .testTarget(
             name: "TodoCountdownTests",
             // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "TodoCountdown", "todo-countdown", "ExampleSupport"]
+            dependencies: ["RunLoopKit", "TodoCountdown", "todo-countdown", "ExampleSupport", "ExampleTesting"]
         ),
         // S3: a task list with live timers: modes, tolerance, a display link, the background.
         .target(
@@ -125,7 +130,7 @@ let package = Package(
         .testTarget(
             name: "TaskTimersTests",
             // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "TaskTimers", "task-timers"]
+            dependencies: ["RunLoopKit", "TaskTimers", "task-timers", "ExampleTesting"]
         ),
         // The benchmark: RunLoopKit, raw libev (C) and Foundation's RunLoop side by side.
         .target(

@@ -1,4 +1,5 @@
 import AlignedClock
+import ExampleTesting
 import Foundation
 import Testing
 

@@ -1,3 +1,4 @@
+import ExampleTesting
 import Foundation
 import Stopwatch
 import Testing

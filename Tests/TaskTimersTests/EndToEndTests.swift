@@ -1,3 +1,4 @@
+import ExampleTesting
 import Foundation
 import Testing
 
@@ -5,7 +6,7 @@ import Testing
 struct EndToEndTests {
     /// Runs the scroll script with the refresh timer in `mode` and returns the session.
     func scrollSession(_ mode: String) throws -> [String: Any] {
-        let output = try runExample("task-timers", ["--timer-mode", mode, "--script", "a,a,wait 0.5,s,wait 0.2", "--json"])
+        let output = try ExampleProcess.run(example: "task-timers", ["--timer-mode", mode, "--script", "a,a,wait 0.5,s,wait 0.2", "--json"])
         #expect(output.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
         #expect(object["example"] as? String == "task-timers")
@@ -25,7 +26,7 @@ struct EndToEndTests {
 
     @Test("a 2 s run without a terminal plays the built-in script and prints JSON", .timeLimit(.minutes(1)))
     func defaultRun() throws {
-        let output = try runExample("task-timers", ["--duration", "2", "--json"])
+        let output = try ExampleProcess.run(example: "task-timers", ["--duration", "2", "--json"])
         #expect(output.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
         let session = try #require(object["session"] as? [String: Any])
@@ -36,7 +37,7 @@ struct EndToEndTests {
 
     @Test("--compare-tolerance wakes less often with tolerance", .timeLimit(.minutes(1)))
     func compareTolerance() throws {
-        let output = try runExample("task-timers", ["--compare-tolerance", "--tolerance-tasks", "100", "--duration", "2", "--json"])
+        let output = try ExampleProcess.run(example: "task-timers", ["--compare-tolerance", "--tolerance-tasks", "100", "--duration", "2", "--json"])
         #expect(output.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
         let comparison = try #require(object["tolerance_comparison"] as? [String: Any])
@@ -50,7 +51,7 @@ struct EndToEndTests {
 
     @Test("--help lists the keys and flags", .timeLimit(.minutes(1)))
     func help() throws {
-        let output = try runExample("task-timers", ["--help"])
+        let output = try ExampleProcess.run(example: "task-timers", ["--help"])
         #expect(output.status == 0)
         for word in ["--timer-mode", "--script", "--duration", "--json", "--compare-tolerance", "scroll"] {
             #expect(output.stdout.contains(word), "help lacks \(word)")

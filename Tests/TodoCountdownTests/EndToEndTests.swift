@@ -1,3 +1,4 @@
+import ExampleTesting
 import Foundation
 import Testing
 
@@ -5,7 +6,7 @@ import Testing
 struct EndToEndTests {
     @Test("a 2 s non-interactive run prints one JSON summary on stdout", .timeLimit(.minutes(1)))
     func jsonSummary() throws {
-        let output = try runExample("todo-countdown", ["--compare", "--duration", "2", "--json", "--select", "2"])
+        let output = try ExampleProcess.run(example: "todo-countdown", ["--compare", "--duration", "2", "--json", "--select", "2"])
         #expect(output.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
         #expect(object["example"] as? String == "todo-countdown")
@@ -24,44 +25,10 @@ struct EndToEndTests {
 
     @Test("--help names the strategies and flags", .timeLimit(.minutes(1)))
     func help() throws {
-        let output = try runExample("todo-countdown", ["--help"])
+        let output = try ExampleProcess.run(example: "todo-countdown", ["--help"])
         #expect(output.status == 0)
         for word in ["--strategy", "--compare", "--duration", "--json", "--select", "--remove-done"] {
             #expect(output.stdout.contains(word), "help lacks \(word)")
         }
     }
-}
-
-/// Runs a built example binary with standard input from /dev/null and returns its output.
-///
-/// The test target depends on the executable, so SwiftPM builds it into the same bin
-/// directory as the test binary; it is looked for there.
-func runExample(_ name: String, _ arguments: [String]) throws -> (status: Int32, stdout: String) {
-    let process = Process()
-    process.executableURL = try exampleBinary(name)
-    process.arguments = arguments
-    process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-}
-
-func exampleBinary(_ name: String) throws -> URL {
-    let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    var directory = testBinary.deletingLastPathComponent()
-    // On Linux the tests run from <bin>/<Package>PackageTests.xctest; look in <bin>.
-    for _ in 0..<3 {
-        let candidate = directory.appendingPathComponent(name)
-        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        directory = directory.deletingLastPathComponent()
-    }
-    struct NotBuilt: Error, CustomStringConvertible {
-        let name: String
-        let near: String
-        var description: String { "\(name) was not found near \(near); run swift build first" }
-    }
-    throw NotBuilt(name: name, near: testBinary.path)
 }

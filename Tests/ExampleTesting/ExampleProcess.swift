@@ -3,43 +3,89 @@ import Glibc
 
 /// Runs a built example binary, found next to the test binary, and collects its output.
 ///
+/// The example test targets depend on their example's executable, so SwiftPM builds it into
+/// the same products directory as the test binary; ``binary(named:)`` looks for it there.
+///
 /// It spawns with `posix_spawn` rather than `Process` so that the child starts with an
 /// empty signal mask and default signal actions, as it would from a shell: the test
 /// runner's threads block SIGINT, and `Process` passes that mask on, so an interrupt sent
 /// to the child would stay pending forever.
-struct ExampleProcess {
+///
+/// ```swift
+/// let result = try ExampleProcess.run(example: "stopwatch", ["--duration", "2", "--json"])
+/// #expect(result.status == 0, "stderr: \(result.stderr)")
+/// ```
+public enum ExampleProcess {
     /// What a finished run left behind.
-    struct Result {
+    public struct Result: Sendable {
         /// The exit status; nil when the child died of a signal or was killed at the time limit.
-        var status: Int32?
-        var stdout: String
-        var stderr: String
+        public var status: Int32?
+        /// Everything the child wrote to standard output, decoded as UTF-8.
+        public var stdout: String
+        /// Everything the child wrote to standard error, decoded as UTF-8.
+        public var stderr: String
+
+        public init(status: Int32?, stdout: String, stderr: String) {
+            self.status = status
+            self.stdout = stdout
+            self.stderr = stderr
+        }
     }
 
     /// An error starting the child.
-    struct SpawnError: Error, CustomStringConvertible {
-        var description: String
+    public struct SpawnError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The example binary was not found in any of the places ``binary(named:)`` looks.
+    public struct NotBuilt: Error, CustomStringConvertible {
+        /// The executable's name.
+        public var name: String
+        public var description: String {
+            "\(name) not found in \(ExampleProcess.productsDirectory.path); build it first"
+        }
     }
 
     /// The directory holding the build products: the one the test binary runs from.
-    static var productsDirectory: URL {
+    public static var productsDirectory: URL {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
     }
 
     /// The URL of the example binary `name`, or nil when it was not built.
-    static func binary(named name: String) -> URL? {
+    ///
+    /// Looks in ``productsDirectory`` and up to two of its parents (on Linux the tests may run
+    /// from `<bin>/<Package>PackageTests.xctest`), then next to the main bundle.
+    public static func binary(named name: String) -> URL? {
+        let products = productsDirectory
         let candidates = [
-            productsDirectory.appendingPathComponent(name),
+            products.appendingPathComponent(name),
+            products.deletingLastPathComponent().appendingPathComponent(name),
+            products.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(name),
             Bundle.main.bundleURL.appendingPathComponent(name),
             Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent(name),
         ]
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
 
-    /// Runs `binary` with `arguments` and stdin on /dev/null. After `interruptAfter` seconds,
-    /// if given, and once the child catches SIGINT, sends it SIGINT; after `timeLimit`
-    /// seconds it is killed.
-    static func run(
+    /// Runs the example binary `name`, found with ``binary(named:)``; see
+    /// ``run(_:_:interruptAfter:timeLimit:)``.
+    ///
+    /// - Throws: ``NotBuilt`` when the binary is missing, ``SpawnError`` when it cannot start.
+    public static func run(
+        example name: String, _ arguments: [String], interruptAfter: Double? = nil, timeLimit: Double = 60
+    ) throws -> Result {
+        guard let binary = binary(named: name) else { throw NotBuilt(name: name) }
+        return try run(binary, arguments, interruptAfter: interruptAfter, timeLimit: timeLimit)
+    }
+
+    /// Runs `binary` with `arguments` and standard input from /dev/null (so it is not on a
+    /// terminal), capturing its standard output and standard error, and waits for it to end.
+    ///
+    /// After `interruptAfter` seconds, if given, and once the child catches SIGINT, sends it
+    /// SIGINT; after `timeLimit` seconds it is killed with SIGKILL and the result's status is nil.
+    ///
+    /// - Throws: ``SpawnError`` when the child cannot start.
+    public static func run(
         _ binary: URL, _ arguments: [String], interruptAfter: Double? = nil, timeLimit: Double = 60
     ) throws -> Result {
         let out = try makePipe()
@@ -114,7 +160,7 @@ struct ExampleProcess {
         return mask & (1 << UInt64(signal - 1)) != 0
     }
 
-    /// A pipe whose read end does not block.
+    /// A pipe whose read end does not block and is not inherited by the child.
     private static func makePipe() throws -> (read: Int32, write: Int32) {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw SpawnError(description: "pipe: \(String(cString: strerror(errno)))") }
