@@ -100,7 +100,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
         defer { self.events = nil }
         let precise = window.precise
         let target = precise ? window.latest : tolerantTarget(window)
-        let now = clibev_monotonic_ns()
+        let now = target == .min ? .min : clibev_monotonic_ns()  // .min: a poll, no clock needed
         if target <= now {
             // A poll only collects descriptor and signal readiness: with none watched there is
             // nothing to collect (a pending wake stays pending for the next real wait).

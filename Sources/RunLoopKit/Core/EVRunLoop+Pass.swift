@@ -9,7 +9,7 @@ extension EVRunLoop {
             return .finished
         }
         let thread = ThreadLoops.current
-        thread.running.append(self)
+        thread.running.append(.passUnretained(self))
         runStack.append(state)
         armDescriptors(for: state)
         // CF's per-run data: each run starts unstopped; the enclosing run's flag comes back
@@ -66,7 +66,7 @@ extension EVRunLoop {
             runBlocks(state)
 
             if handled && stopAfterSource { return .handledSource }
-            if deadline <= backend.now().nanoseconds { return .timedOut }
+            if polling || deadline <= backend.now().nanoseconds { return .timedOut }
             if takeStop() { return .stopped }
             if isEmpty(state) { return .finished }
         }

@@ -1,19 +1,23 @@
 /// Everything one mode of one loop holds: its observers, timers and sources.
 ///
 /// The corresponding CF structure is `struct __CFRunLoopMode`.
+///
+/// Its tables skip Swift's dynamic exclusivity checks: they are touched only on the loop's
+/// thread, and every use is a short access that never spans a callout (notifications
+/// iterate a copy of `observers`; timer passes re-read the queue after each callout).
 final class ModeState {
     let mode: EVRunLoop.Mode
     /// Observers sorted by `order`, equal orders in the order they were added.
-    private(set) var observers: [EVObserver] = []
+    @exclusivity(unchecked) private(set) var observers: [EVObserver] = []
     /// The union of the observers' activities: lets a notification with no listener cost
     /// one test (CF's `_observerMask`).
-    private(set) var observerMask: UInt = 0
+    @exclusivity(unchecked) private(set) var observerMask: UInt = 0
     /// The mode's timers, ordered by fire date, with the coalesced wake.
-    var timers = TimerQueue()
+    @exclusivity(unchecked) var timers = TimerQueue()
     /// Manual sources sorted by `order`, equal orders in the order they were added.
-    private(set) var manualSources: [EVSource] = []
+    @exclusivity(unchecked) private(set) var manualSources: [EVSource] = []
     /// Descriptor and signal sources.
-    private(set) var kernelSources: [EVSource] = []
+    @exclusivity(unchecked) private(set) var kernelSources: [EVSource] = []
 
     init(mode: EVRunLoop.Mode) { self.mode = mode }
 

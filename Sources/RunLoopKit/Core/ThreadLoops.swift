@@ -8,7 +8,8 @@ import Glibc
 /// `CFRunLoopGetCurrent` reads.
 final class ThreadLoops {
     var own: EVRunLoop?
-    var running: [EVRunLoop] = []
+    /// Unretained: a loop is alive while it runs (its caller holds it).
+    var running: [Unmanaged<EVRunLoop>] = []
 
     /// This thread's record, created on first use and released when the thread exits.
     static var current: ThreadLoops {

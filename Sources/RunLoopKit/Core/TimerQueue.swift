@@ -5,11 +5,12 @@
 final class TimerNode {
     let timer: EVTimer
     /// Position in the queue's fire heap, and in its deadline heap (-1 when not in it).
-    var fireIndex = -1
-    var latestIndex = -1
+    // Loop thread only, written during sifts that never span a callout.
+    @exclusivity(unchecked) var fireIndex = -1
+    @exclusivity(unchecked) var latestIndex = -1
     /// The firing pass in which the node was inserted or re-sorted: such a node waits for the
     /// next pass, as a timer outside CF's snapshot of due timers does.
-    var touchedInPass: UInt64 = 0
+    @exclusivity(unchecked) var touchedInPass: UInt64 = 0
 
     init(timer: EVTimer) { self.timer = timer }
 

@@ -33,21 +33,23 @@ public final class EVRunLoop: @unchecked Sendable {
     let backend: any Backend
     private let owner: pthread_t
 
-    // loop thread
+    // loop thread. The hottest of these skip Swift's dynamic exclusivity checks
+    // (`@exclusivity(unchecked)`): they are touched only on the loop's thread, and no access
+    // to them spans a callout, so accesses never overlap.
     var modes: [Mode: ModeState] = [:]
     var commonModeSet: Set<Mode> = [.default]
     var commonObservers: [EVObserver] = []
     var commonTimers: [EVTimer] = []
     var commonSources: [EVSource] = []
     var alignedTimers: [ObjectIdentifier: EVTimer] = [:]
-    var runStack: [ModeState] = []
-    var blocks: [QueuedBlock] = []
+    @exclusivity(unchecked) var runStack: [ModeState] = []
+    @exclusivity(unchecked) var blocks: [QueuedBlock] = []
     var watchedSources: [ObjectIdentifier: EVSource] = [:]
     var armedDescriptors: Set<ObjectIdentifier> = []
     var wallClockWasSet = false
-    var lastWakeDate: Date?
-    var lastWakeInstant: Instant?
-    var stats = Statistics()
+    @exclusivity(unchecked) var lastWakeDate: Date?
+    @exclusivity(unchecked) var lastWakeInstant: Instant?
+    @exclusivity(unchecked) var stats = Statistics()
 
     // any thread
     let inbox = Mutex(Inbox())
@@ -57,7 +59,7 @@ public final class EVRunLoop: @unchecked Sendable {
     let activeRuns = Atomic<Int>(0)
 
     /// Records every activity and callout of this loop while set. Loop thread only.
-    public var trace: Trace?
+    @exclusivity(unchecked) public var trace: Trace?
 
     init(backend: any Backend, owner: pthread_t) {
         self.backend = backend
@@ -87,7 +89,7 @@ public final class EVRunLoop: @unchecked Sendable {
     /// The corresponding CFRunLoop function is `CFRunLoopGetCurrent`.
     public static var current: EVRunLoop {
         let thread = ThreadLoops.current
-        if let running = thread.running.last { return running }
+        if let running = thread.running.last { return running.takeUnretainedValue() }
         if let own = thread.own { return own }
         let loop = pthread_equal(pthread_self(), LibevBackend.mainThread) != 0
             ? main : makeLibevLoop(owner: pthread_self())

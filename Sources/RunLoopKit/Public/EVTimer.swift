@@ -50,10 +50,11 @@ public final class EVTimer: @unchecked Sendable {
 
     private let valid = Atomic<Bool>(true)
     var start: Start
-    var fireNanos: Int64 = 0
-    var toleranceNanos: Int64
+    // Loop thread only (see above); plain reads and writes that never span a callout.
+    @exclusivity(unchecked) var fireNanos: Int64 = 0
+    @exclusivity(unchecked) var toleranceNanos: Int64
     var latestNanos: Int64 { fireNanos &+ toleranceNanos }
-    var isFiring = false
+    @exclusivity(unchecked) var isFiring = false
     /// The loop this timer was added to; a timer serves one loop only, as in CF.
     weak var loop: EVRunLoop?
     /// One node per mode the timer is in.
