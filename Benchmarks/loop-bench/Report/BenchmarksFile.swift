@@ -36,6 +36,7 @@ enum BenchmarksFile {
 
         """
         text += MarkdownTable.render(rows)
+        text += goals(rows)
         text += "\n## Workloads\n\n"
         for workload in workloads {
             text += "- **\(workload.name)**: \(workload.summary)\n"
@@ -54,6 +55,26 @@ enum BenchmarksFile {
           the Foundation perform row calls `CFRunLoopWakeUp` after it.
 
         """
+        return text
+    }
+
+    /// The rows that carry one of the issue's goals, one line each: the figure, the ratios,
+    /// and whether RunLoopKit meets the goal. Profiles of the misses: `Benchmarks/PROFILING.md`.
+    static func goals(_ rows: [Row]) -> String {
+        let withGoals = rows.filter { $0.goal != nil }
+        guard !withGoals.isEmpty else { return "" }
+        var text = "\n## Goals\n\n"
+        for row in withGoals {
+            let ours = row.cells[.runLoopKit]?.summary.map { NumberFormat.value($0.median) } ?? "–"
+            let ratios = Peer.others.compactMap { peer in
+                row.ratio(to: peer).map { "\(NumberFormat.value($0))× \(peer.rawValue)" }
+            }
+            let verdict = row.goalMet.map { $0 ? "met" : "**missed**" } ?? "not measured"
+            text += "- \(row.workload), \(row.metric): \(ours) \(row.unit)"
+            text += ratios.isEmpty ? "" : " (\(ratios.joined(separator: ", ")))"
+            text += " — goal \(row.goal!): \(verdict)\n"
+        }
+        text += "\nWhat limits the missed goals, with profiles: `Benchmarks/PROFILING.md`.\n"
         return text
     }
 }
