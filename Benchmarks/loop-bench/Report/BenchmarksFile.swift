@@ -36,7 +36,7 @@ enum BenchmarksFile {
 
         """
         text += MarkdownTable.render(rows)
-        text += goals(rows)
+        text += goals(rows, quick: quick)
         text += "\n## Workloads\n\n"
         for workload in workloads {
             text += "- **\(workload.name)**: \(workload.summary)\n"
@@ -60,10 +60,11 @@ enum BenchmarksFile {
 
     /// The rows that carry one of the issue's goals, one line each: the figure, the ratios,
     /// and whether RunLoopKit meets the goal. Profiles of the misses: `Benchmarks/PROFILING.md`.
-    static func goals(_ rows: [Row]) -> String {
+    static func goals(_ rows: [Row], quick: Bool) -> String {
         let withGoals = rows.filter { $0.goal != nil }
         guard !withGoals.isEmpty else { return "" }
         var text = "\n## Goals\n\n"
+        if quick { text += "A --quick run: short windows (wakes/s moves in steps of 1/1.2 s), so these verdicts are only indicative.\n\n" }
         for row in withGoals {
             let ours = row.cells[.runLoopKit]?.summary.map { NumberFormat.value($0.median) } ?? "–"
             let ratios = Peer.others.compactMap { peer in

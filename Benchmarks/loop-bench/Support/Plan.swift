@@ -35,7 +35,7 @@ struct Plan: Sendable {
     /// invalidate 100k timers).
     static let quick = Plan(
         repetitions: 2, throughputCounts: [10, 1_000, 10_000], throughputSeconds: 0.15,
-        scheduleCounts: [10_000], coalescingSeconds: 0.6, precisionFires: 50,
+        scheduleCounts: [10_000], coalescingSeconds: 1.2, precisionFires: 50,
         alignedInterval: 0.2, alignedFires: 3, wakeSamples: 200, passes: 20_000,
         memoryTimers: 100_000)
 }
