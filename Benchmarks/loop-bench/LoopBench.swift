@@ -16,16 +16,16 @@ struct LoopBench: ParsableCommand {
     @Flag(help: "Print the results as JSON instead of a Markdown table.")
     var json = false
 
-    @Option(help: "Run only these workloads (comma-separated names).")
+    @Option(help: ArgumentHelp("Run only these workloads (comma-separated names).", valueName: "names"))
     var only: String?
 
-    @Option(help: "Also write the report (machine, date, table, how to reproduce) to this Markdown file.")
+    @Option(help: ArgumentHelp("Also write the report (machine, date, table, goals, how to reproduce) to this Markdown file.", valueName: "path"))
     var write: String?
 
-    @Option(help: "Repetitions of each measurement (default: 5, or 3 with --quick).")
+    @Option(help: "Repetitions of each measurement (default: 5, or 2 with --quick).")
     var repetitions: Int?
 
-    @Option(help: "Measure only these peers (comma-separated: runloopkit, libev, foundation), e.g. for profiling.")
+    @Option(help: ArgumentHelp("Measure only these peers (comma-separated: runloopkit, libev, foundation), e.g. for profiling.", valueName: "peers"))
     var peers: String?
 
     @Option(help: .hidden)
