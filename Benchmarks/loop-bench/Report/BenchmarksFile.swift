@@ -66,13 +66,21 @@ enum BenchmarksFile {
         var text = "\n## Goals\n\n"
         if quick { text += "A --quick run: short windows (wakes/s moves in steps of 1/1.2 s), so these verdicts are only indicative.\n\n" }
         for row in withGoals {
-            let ours = row.cells[.runLoopKit]?.summary.map { NumberFormat.value($0.median) } ?? "–"
-            let ratios = Peer.others.compactMap { peer in
-                row.ratio(to: peer).map { "\(NumberFormat.value($0))× \(peer.rawValue)" }
+            var details: [String] = []
+            var figure = "–"
+            if let summary = row.cells[.runLoopKit]?.summary {
+                figure = "\(NumberFormat.value(summary.median)) \(row.unit)"
+                if summary.values.count > 1 {
+                    figure = "median " + figure
+                    details.append("range \(NumberFormat.value(summary.min))–\(NumberFormat.value(summary.max)) over \(summary.values.count) repetitions")
+                }
+            }
+            for peer in Peer.others {
+                if let ratio = row.ratio(to: peer) { details.append("\(NumberFormat.value(ratio))× \(peer.rawValue)") }
             }
             let verdict = row.goalMet.map { $0 ? "met" : "**missed**" } ?? "not measured"
-            text += "- \(row.workload), \(row.metric): \(ours) \(row.unit)"
-            text += ratios.isEmpty ? "" : " (\(ratios.joined(separator: ", ")))"
+            text += "- \(row.workload), \(row.metric): \(figure)"
+            text += details.isEmpty ? "" : " (\(details.joined(separator: "; ")))"
             text += " — goal \(row.goal!): \(verdict)\n"
         }
         text += "\nWhat limits the missed goals, with profiles: `Benchmarks/PROFILING.md`.\n"

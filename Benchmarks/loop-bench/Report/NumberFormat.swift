@@ -13,12 +13,15 @@ enum NumberFormat {
         return String(format: "%.3g", x)
     }
 
-    /// "median ±spread%" (the spread only when there are several values).
+    /// "median ±spread%" (the spread only when the values differ; the range when the
+    /// median is zero).
     static func cell(_ cell: Row.Cell?) -> String {
         switch cell {
         case .measured(let summary)?:
-            let spread = summary.values.count > 1 ? " ±\(String(format: "%.0f", summary.spreadPercent))%" : ""
-            return value(summary.median) + spread
+            guard summary.values.count > 1, summary.min != summary.max else { return value(summary.median) }
+            // A spread relative to a zero median means nothing: show the range instead.
+            if summary.median == 0 { return "0 (\(value(summary.min))–\(value(summary.max)))" }
+            return value(summary.median) + " ±\(String(format: "%.0f", summary.spreadPercent))%"
         case .unavailable(let reason)?: return "n/a (\(reason))"
         case nil: return "–"
         }

@@ -32,8 +32,8 @@ enum Coalescing {
                     wakes[peer, default: []].append(outcome.stats.wakesPerSecond)
                     switches[peer, default: []].append(outcome.stats.switchesPerSecond)
                     cpu[peer, default: []].append(outcome.stats.cpuPercent)
-                    lateMedian[peer, default: []].append(lateness.median / 1e6)
-                    lateMax[peer, default: []].append(lateness.max / 1e6)
+                    lateMedian[peer, default: []].append(lateness.median / 1e3)
+                    lateMax[peer, default: []].append(lateness.max / 1e3)
                     let allowed = tolerance * 1e9
                     let late = lateness.values.filter { $0 > allowed }
                     overshoot[peer, default: []].append((lateness.max - allowed) / 1e3)
@@ -51,10 +51,10 @@ enum Coalescing {
             rows.append(Row.make(name, "voluntary context switches/s, \(label)", unit: "switches/s",
                                  values: switches))
             rows.append(Row.make(name, "CPU, \(label)", unit: "%", values: cpu))
-            rows.append(Row.make(name, "lateness median, \(label)", unit: "ms", values: lateMedian))
-            var maxRow = Row.make(name, "lateness max, \(label)", unit: "ms",
-                                  goal: tolerance > 0 ? "≤ 100 ms (the tolerance)" : nil, values: lateMax)
-            if tolerance > 0 { maxRow.goalMet = maxRow.cells[.runLoopKit]?.summary.map { $0.max <= 100 } }
+            rows.append(Row.make(name, "lateness median, \(label)", unit: "µs", values: lateMedian))
+            var maxRow = Row.make(name, "lateness max, \(label)", unit: "µs",
+                                  goal: tolerance > 0 ? "≤ 100,000 µs (the tolerance)" : nil, values: lateMax)
+            if tolerance > 0 { maxRow.goalMet = maxRow.cells[.runLoopKit]?.summary.map { $0.max <= 100_000 } }
             rows.append(maxRow)
             if tolerance > 0 {
                 rows.append(Row.make(name, "fires later than their tolerance, \(label)", unit: "%",
