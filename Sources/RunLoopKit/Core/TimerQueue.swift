@@ -39,7 +39,6 @@ struct TimerQueue {
     private var pass: UInt64 = 1
 
     var isEmpty: Bool { exact.isEmpty && tolerantByFire.isEmpty }
-    var count: Int { exact.count + tolerantByFire.count }
 
     /// When the loop must wake to honour every tolerance, ignoring timers whose callout is
     /// on the stack (as CF's `__CFArmNextTimerInMode` does); `.at(.max)` with no timers.
@@ -147,7 +146,6 @@ struct NodeHeap {
     init(kind: Kind) { self.kind = kind }
 
     var isEmpty: Bool { entries.isEmpty }
-    var count: Int { entries.count }
     var nodes: [TimerNode] { entries.map { $0.node.takeUnretainedValue() } }
 
     mutating func insert(_ node: TimerNode) {
