@@ -56,7 +56,7 @@ extension EVRunLoop {
 
             let poll = handled || polling
             if !poll { notify(.beforeWaiting, state) }
-            wait(in: state, until: poll ? .min : deadline, polling: poll)
+            wait(in: state, until: deadline, polling: poll)
             markWake()
             if !poll { notify(.afterWaiting, state) }
 
@@ -72,12 +72,17 @@ extension EVRunLoop {
         }
     }
 
-    /// Waits until the run's `deadline` or the mode's next timer wake, whichever is first.
+    /// Waits until the run's `deadline` or the mode's next timer wake, whichever is first;
+    /// a polling pass only collects readiness, without sleeping.
     private func wait(in state: ModeState, until deadline: Int64, polling: Bool) {
-        var timers = polling ? .at(.max) : state.timers.wake
-        if !polling { stats.wakeups += 1 }
-        timers.latest = min(timers.latest, deadline)
-        backend.wait(in: timers.served < deadline ? timers : .at(deadline), events: self)
+        if polling {
+            backend.wait(in: .at(.min), events: self)
+        } else {
+            stats.wakeups += 1
+            var timers = state.timers.wake
+            timers.latest = min(timers.latest, deadline)
+            backend.wait(in: timers.served < deadline ? timers : .at(deadline), events: self)
+        }
         drainInbox()
     }
 
