@@ -17,14 +17,9 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# The main demo: the aligned clock comparing three strategies, when that example exists;
-# until then the activity trace of a short real run.
+# The main demo: the aligned clock comparing three strategies for ten seconds.
 demo: deps
-	@if [ -d Examples/aligned-clock ]; then \
-		$(SWIFT) run aligned-clock --compare --duration 10; \
-	else \
-		$(SWIFT) run pass-trace; \
-	fi
+	$(SWIFT) run aligned-clock --compare --duration 10
 
 test: deps
 	@$(SWIFT) build --build-tests > .build-log.txt 2>&1; status=$$?; cat .build-log.txt; \
