@@ -22,6 +22,7 @@ void clibev_signal_init(ev_signal *w, clibev_callback cb, int signum) {
 void clibev_watcher_set_data(void *w, void *data) { ((ev_watcher *)w)->data = data; }
 void *clibev_watcher_data(void *w) { return ((ev_watcher *)w)->data; }
 int clibev_is_active(void *w) { return ev_is_active((ev_watcher *)w); }
+int clibev_async_pending(ev_async *w) { return ev_async_pending(w); }
 
 size_t clibev_io_size(void) { return sizeof(ev_io); }
 size_t clibev_async_size(void) { return sizeof(ev_async); }

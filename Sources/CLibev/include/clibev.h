@@ -25,6 +25,8 @@ void clibev_watcher_set_data(void *w, void *data);
 void *clibev_watcher_data(void *w);
 /// `ev_is_active(w)`.
 int clibev_is_active(void *w);
+/// `ev_async_pending(w)`: nonzero when an `ev_async_send` has not been handled yet.
+int clibev_async_pending(ev_async *w);
 
 /// Sizes of libev's watcher structs, so Swift can allocate them.
 size_t clibev_io_size(void);

@@ -18,7 +18,8 @@ protocol Backend: AnyObject, Sendable {
     func wallNanos() -> Int64
     /// Waits until a moment in `window`, until a watched descriptor or signal is ready, or
     /// until ``wakeUp()`` is called (a wake sent before the wait ends it at once). A window
-    /// at or before now polls: readiness is collected without sleeping. Readiness is
+    /// at or before now polls: readiness is collected and a pending wake consumed, without
+    /// sleeping. Readiness is
     /// reported to `events` from inside this call, on the loop's thread.
     func wait(in window: WakeWindow, events: any BackendEvents)
     /// Ends the current or next ``wait(in:events:)`` early. Safe from any thread.

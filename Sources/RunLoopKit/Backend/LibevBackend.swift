@@ -102,9 +102,11 @@ final class LibevBackend: Backend, @unchecked Sendable {
         let target = precise ? window.latest : tolerantTarget(window)
         let now = target == .min ? .min : clibev_monotonic_ns()  // .min: a poll, no clock needed
         if target <= now {
-            // A poll only collects descriptor and signal readiness: with none watched there is
-            // nothing to collect (a pending wake stays pending for the next real wait).
-            if !descriptors.isEmpty || !signals.isEmpty { ev_run(loop, Int32(EVRUN_NOWAIT)) }
+            // A poll collects descriptor and signal readiness and consumes a pending wake, as
+            // CF's zero-timeout wait reads its eventfd; with neither, there is nothing to do.
+            if !descriptors.isEmpty || !signals.isEmpty || clibev_async_pending(async) != 0 {
+                ev_run(loop, Int32(EVRUN_NOWAIT))
+            }
             return
         }
         let lead = precise ? spinLead(now: now) : 0

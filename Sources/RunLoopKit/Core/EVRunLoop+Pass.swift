@@ -1,7 +1,9 @@
+import Synchronization
+
 /// The run itself: CFRunLoop's `CFRunLoopRunSpecific` and `__CFRunLoopRun`, step for step.
 extension EVRunLoop {
     /// `CFRunLoopRunSpecific`: the empty-mode check, `entry`, the passes, `exit`.
-    func runSpecific(mode: Mode, timeout seconds: Double, stopAfterSource: Bool, call: String) -> RunResult {
+    func runSpecific(mode: Mode, until deadline: RunDeadline, stopAfterSource: Bool, call: String) -> RunResult {
         precondition(mode != .common, "EVRunLoop.\(call): .common is not a mode that can run; run a concrete mode")
         drainInbox()
         guard let state = modes[mode], !isEmpty(state) else {
@@ -12,15 +14,17 @@ extension EVRunLoop {
         thread.running.append(.passUnretained(self))
         runStack.append(state)
         armDescriptors(for: state)
-        // CF's per-run data: each run starts unstopped; the enclosing run's flag comes back
-        // when this one returns (`__CFRunLoopPushPerRunData` / `PopPerRunData`).
+        // CF's per-run data: each run starts unstopped and heeding wakes; the enclosing run's
+        // flags come back when this one returns (`__CFRunLoopPushPerRunData` / `PopPerRunData`).
         let enclosingStop = takeStop()
+        let enclosingIgnoresWakes = ignoreWakeUps.exchange(false, ordering: .acquiringAndReleasing)
         activeRuns.add(1, ordering: .releasing)
         defer {
             activeRuns.subtract(1, ordering: .releasing)
             if enclosingStop || stopRequested.load(ordering: .relaxed) {
                 stopRequested.store(enclosingStop, ordering: .releasing)
             }
+            ignoreWakeUps.store(enclosingIgnoresWakes, ordering: .releasing)
             runStack.removeLast()
             thread.running.removeLast()
             if let outer = runStack.last { armDescriptors(for: outer) }
@@ -28,24 +32,27 @@ extension EVRunLoop {
 
         markWake()
         notify(.entry, state)
-        let result = passes(state, timeout: seconds, stopAfterSource: stopAfterSource)
+        let result = passes(state, until: deadline, stopAfterSource: stopAfterSource)
         notify(.exit, state)
         trace?.record(.returned(result))
         return result
     }
 
     /// `__CFRunLoopRun`: pass after pass until a result.
-    private func passes(_ state: ModeState, timeout seconds: Double, stopAfterSource: Bool) -> RunResult {
+    private func passes(_ state: ModeState, until runDeadline: RunDeadline, stopAfterSource: Bool) -> RunResult {
         // A stop() from an `entry` observer.
         if takeStop() { return .stopped }
 
-        let polling = !(seconds > 0)  // CF: a timeout at or below zero polls once
-        let deadline: Int64 =
-            polling ? backend.now().nanoseconds
-            : seconds >= 9e9 ? .max  // beyond ~285 years: no deadline (CF's TIMER_INTERVAL_LIMIT)
-            : (backend.now() + .seconds(exactly: seconds)).nanoseconds
+        let polling: Bool
+        let deadline: Int64
+        switch runDeadline {
+        case .poll: (polling, deadline) = (true, backend.now().nanoseconds)
+        case .at(let instant): (polling, deadline) = (false, instant.nanoseconds)
+        case .never: (polling, deadline) = (false, .max)
+        }
 
         while true {
+            heedWakeUps()
             stats.passes += 1
             drainInbox()
             notify(.beforeTimers, state)
@@ -57,6 +64,10 @@ extension EVRunLoop {
             let poll = handled || polling
             if !poll { notify(.beforeWaiting, state) }
             wait(in: state, until: deadline, polling: poll)
+            // CF's `__CFRunLoopSetIgnoreWakeUps`: the loop is awake and will check its inbox,
+            // sources and timers before it sleeps again, so wakes until the next pass are dropped.
+            ignoreWakeUps.store(true, ordering: .releasing)
+            drainInbox()
             markWake()
             if !poll { notify(.afterWaiting, state) }
 
@@ -68,12 +79,13 @@ extension EVRunLoop {
             if handled && stopAfterSource { return .handledSource }
             if polling || deadline <= backend.now().nanoseconds { return .timedOut }
             if takeStop() { return .stopped }
+            drainInbox()  // a block performed from another thread keeps the mode alive, as in CF
             if isEmpty(state) { return .finished }
         }
     }
 
     /// Waits until the run's `deadline` or the mode's next timer wake, whichever is first;
-    /// a polling pass only collects readiness, without sleeping.
+    /// a polling pass collects readiness and consumes a pending wake, without sleeping.
     private func wait(in state: ModeState, until deadline: Int64, polling: Bool) {
         if polling {
             backend.wait(in: .at(.min), events: self)
@@ -83,7 +95,20 @@ extension EVRunLoop {
             timers.latest = min(timers.latest, deadline)
             backend.wait(in: timers.served < deadline ? timers : .at(deadline), events: self)
         }
-        drainInbox()
+    }
+
+    /// CF's `__CFRunLoopUnsetIgnoreWakeUps` at the top of a pass: from here to the end of the
+    /// coming wait, a wake ends (or pre-empts) the wait.
+    ///
+    /// CF makes "check the stop flag at the end of a pass, then heed wakes" atomic with its
+    /// loop lock. Here the fence pairs with the one in ``wakeUp()``: a caller whose wake was
+    /// dropped made its change visible by now. Blocks, tasks and signalled sources are checked
+    /// later in this pass anyway; a stop would only be checked after the wait, so its dropped
+    /// wake is sent again now, as if the stop had come just after this point.
+    private func heedWakeUps() {
+        ignoreWakeUps.store(false, ordering: .relaxed)
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        if stopRequested.load(ordering: .relaxed) { backend.wakeUp() }
     }
 
     /// Consumes a pending ``stop()``: a plain load first, so a pass without one costs no

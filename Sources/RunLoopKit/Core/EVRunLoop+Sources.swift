@@ -69,12 +69,19 @@ extension EVRunLoop: BackendEvents {
         armedDescriptors = wanted
     }
 
-    /// CF's `__CFRunLoopDoSources0`: fires the signalled manual sources of `state` in
-    /// order; with `stopAfterSource`, only the first. Returns whether any fired.
+    /// CF's `__CFRunLoopDoSources0`: collects the signalled manual sources of `state` first,
+    /// sorts them by `order` then signal time, and fires each that is still signalled and
+    /// valid; with `stopAfterSource`, only the first. A source signalled by a handler here
+    /// fires in the next pass. Returns whether any fired.
     func fireManualSources(_ state: ModeState, stopAfterSource: Bool) -> Bool {
-        guard !state.manualSources.isEmpty else { return false }
+        guard state.manualSources.contains(where: \.isSignalled) else { return false }
+        // `manualSources` is sorted by order already; keys are (order, signal time).
+        let signalled = state.manualSources.compactMap { source -> (EVSource, UInt64)? in
+            let time = source.signalledAt
+            return time != 0 && source.isValid ? (source, time) : nil
+        }.sorted { a, b in a.0.order != b.0.order ? a.0.order < b.0.order : a.1 < b.1 }
         var handled = false
-        for source in state.manualSources where source.isValid && source.takeSignal() {
+        for (source, _) in signalled where source.takeSignal() && source.isValid {
             fire(source)
             handled = true
             if stopAfterSource { break }

@@ -102,10 +102,12 @@ extension EVRunLoop {
     }
 
     /// CF's `__CFRunLoopDoTimer`: the callout, then the next fire date. A repeating timer's
-    /// next date is the first `old + k * interval` after now, unless the callout moved the
-    /// fire date later, which is kept; a one-shot timer is invalidated.
+    /// next date is the first `old + k * interval` after now, unless the callout set the
+    /// fire date, which is kept (CF clamps a past date to now, later than the fire served);
+    /// a one-shot timer is invalidated.
     private func fire(_ timer: EVTimer) {
         let scheduled = timer.fireNanos
+        timer.fireDateSetInCallout = false
         timer.isFiring = true
         stats.timerFires += 1
         trace?.record(.timer(timer.label ?? "timer"))
@@ -116,7 +118,7 @@ extension EVRunLoop {
             timer.invalidate()
             return
         }
-        if timer.fireNanos <= scheduled {
+        if !timer.fireDateSetInCallout {
             let now = backend.now().nanoseconds
             if timer.isAligned {
                 // The wall clock may read a hair before the grid point the monotonic deadline

@@ -10,7 +10,10 @@ extension EVRunLoop {
     /// may be called from inside a callout (a nested run, in any mode).
     ///
     /// A mode without timers, sources or blocks returns ``RunResult/finished`` at once with
-    /// no callout. A deadline already past runs exactly one pass, without sleeping.
+    /// no callout. A deadline at or before now (`Date()` included: the comparison is made in
+    /// `Date`'s own precision) runs exactly one pass, without sleeping; a later deadline is
+    /// converted to the loop's monotonic clock to the nanosecond. A deadline more than about
+    /// 16 years away (CF's `TIMER_INTERVAL_LIMIT`) means no deadline.
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopRunInMode` (Foundation's
     /// `RunLoop.run(mode:before:)` with its result).
@@ -18,9 +21,9 @@ extension EVRunLoop {
     public func run(mode: Mode, until deadline: Date, returnAfterSourceHandled: Bool = false) -> RunResult {
         let call = "run(mode:until:returnAfterSourceHandled:)"
         checkOwner(call)
-        precondition(!deadline.timeIntervalSince1970.isNaN, "EVRunLoop.\(call): deadline is NaN")
-        let seconds = deadline.timeIntervalSince(backend.wallNow())
-        return runSpecific(mode: mode, timeout: seconds, stopAfterSource: returnAfterSourceHandled, call: call)
+        precondition(!deadline.timeIntervalSinceReferenceDate.isNaN, "EVRunLoop.\(call): deadline is NaN")
+        return runSpecific(mode: mode, until: runDeadline(at: deadline), stopAfterSource: returnAfterSourceHandled,
+                           call: call)
     }
 
     /// Runs `mode` for at most `duration`; the `Duration` spelling of
@@ -31,8 +34,8 @@ extension EVRunLoop {
     public func run(mode: Mode, for duration: Duration, returnAfterSourceHandled: Bool = false) -> RunResult {
         let call = "run(mode:for:returnAfterSourceHandled:)"
         checkOwner(call)
-        return runSpecific(mode: mode, timeout: duration.seconds, stopAfterSource: returnAfterSourceHandled,
-                           call: call)
+        let deadline = RunDeadline.after(nanoseconds: duration.nanoseconds, from: backend.now())
+        return runSpecific(mode: mode, until: deadline, stopAfterSource: returnAfterSourceHandled, call: call)
     }
 
     /// Runs the default mode until ``stop()`` is called or the mode has nothing left to fire.
@@ -41,8 +44,18 @@ extension EVRunLoop {
     public func run() {
         checkOwner("run()")
         while true {
-            let result = runSpecific(mode: .default, timeout: .infinity, stopAfterSource: false, call: "run()")
+            let result = runSpecific(mode: .default, until: .never, stopAfterSource: false, call: "run()")
             if result == .stopped || result == .finished { return }
         }
+    }
+
+    /// The run deadline of wall-clock `date`: a poll when `date` is not after now as a `Date`
+    /// reads it (so `Date()` always polls, although a `Date` rounds to about 0.24 µs), else
+    /// the exact nanoseconds between the two on the monotonic clock.
+    private func runDeadline(at date: Date) -> RunDeadline {
+        let monotonicNow = backend.now()
+        let wallNanos = backend.wallNanos()
+        guard date > EVVirtualClock.date(nanoseconds: wallNanos) else { return .poll }
+        return .after(nanoseconds: date.nanosecondsSince1970 &- wallNanos, from: monotonicNow)
     }
 }

@@ -55,6 +55,9 @@ public final class EVRunLoop: @unchecked Sendable {
     let inbox = Mutex(Inbox())
     let inboxPending = Atomic<Bool>(false)
     let stopRequested = Atomic<Bool>(false)
+    /// CF's `ignoreWakeUps` per-run flag: set from the end of each wait to the top of the next
+    /// pass, and between outermost runs; ``wakeUp()`` does nothing while it is set.
+    let ignoreWakeUps = Atomic<Bool>(true)
     /// Runs in progress (nested ones included); ``stop()`` with none in progress is dropped.
     let activeRuns = Atomic<Int>(0)
 
@@ -226,7 +229,7 @@ public final class EVRunLoop: @unchecked Sendable {
     public func stop() {
         guard activeRuns.load(ordering: .acquiring) > 0 else { return }
         stopRequested.store(true, ordering: .releasing)
-        backend.wakeUp()
+        wakeUp()
     }
 
     /// Whether a ``stop()`` is pending: requested and not yet seen by a run.
@@ -234,11 +237,21 @@ public final class EVRunLoop: @unchecked Sendable {
     /// CF keeps this as the private `_stopped` flag read by `__CFRunLoopIsStopped`.
     public var isStopRequested: Bool { stopRequested.load(ordering: .acquiring) }
 
-    /// Ends the loop's current or next wait early. A wake is never lost: one sent while the
-    /// loop is busy ends its next wait at once. Safe from any thread.
+    /// Ends the loop's current wait early, or its next one at once when sent while the pass
+    /// before that wait runs. As in CF, a wake sent from the end of a wait to the start of the
+    /// next pass, or between runs, is dropped: the loop is awake then and checks its inbox,
+    /// sources, timers and stop flag before it sleeps again, so nothing waits on such a wake.
+    /// Safe from any thread.
     ///
-    /// The corresponding CFRunLoop function is `CFRunLoopWakeUp` (libev's `ev_async_send`).
-    public func wakeUp() { backend.wakeUp() }
+    /// The corresponding CFRunLoop function is `CFRunLoopWakeUp` (which drops wakes while the
+    /// loop's `ignoreWakeUps` flag is set); the libev backend sends it with `ev_async_send`.
+    public func wakeUp() {
+        // Pairs with the fence after the loop clears the flag (`heedWakeUps()`): either this
+        // call sees the flag clear, or the loop sees what the caller did before calling.
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        guard !ignoreWakeUps.load(ordering: .relaxed) else { return }
+        backend.wakeUp()
+    }
 
     /// Queues `block` to run once, in the next pass of a run in one of `modes` (after the
     /// observers of `beforeSources`). From another thread, it also wakes the loop. Safe from
@@ -258,7 +271,7 @@ public final class EVRunLoop: @unchecked Sendable {
                 $0.blocks.append(queued)
                 inboxPending.store(true, ordering: .releasing)
             }
-            backend.wakeUp()
+            wakeUp()
         }
     }
 
@@ -268,7 +281,7 @@ public final class EVRunLoop: @unchecked Sendable {
             $0.tasks.append(task)
             inboxPending.store(true, ordering: .releasing)
         }
-        backend.wakeUp()
+        wakeUp()
     }
 
     /// Takes what other threads handed over: blocks join the queue, tasks run now.

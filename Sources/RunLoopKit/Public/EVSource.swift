@@ -17,7 +17,7 @@ import Synchronization
 /// The corresponding CFRunLoop type is `CFRunLoopSource` (version 0 for manual sources;
 /// CFFileDescriptor and dispatch signal sources for the others).
 public final class EVSource: @unchecked Sendable {
-    // Safe to share: `kind`, `order`, `label` and `handler` never change; `signalled` and
+    // Safe to share: `kind`, `order`, `label` and `handler` never change; `signalTime` and
     // `valid` are atomic; `ready`, `loop` and the mode list are used only on the loop's
     // thread (cross-thread calls go through the loop's inbox).
 
@@ -41,7 +41,8 @@ public final class EVSource: @unchecked Sendable {
     public let label: String?
     let handler: @Sendable (EVSource) -> Void
 
-    private let signalled = Atomic<Bool>(false)
+    /// When a manual source was signalled (monotonic ns, CF's `_signaledTime`); 0 when not.
+    private let signalTime = Atomic<UInt64>(0)
     private let valid = Atomic<Bool>(true)
     /// Set by the backend during a wait; consumed when the source fires.
     var isReady = false
@@ -115,21 +116,32 @@ public final class EVSource: @unchecked Sendable {
         self.init(kind: .signal(number), order: 0, label: label, handler: handler)
     }
 
-    /// Marks a manual source as ready to fire; the loop notices at its next pass, so call
+    /// Marks a manual source as ready to fire and records when (a source signalled again
+    /// before it fired keeps its first time). The loop notices at its next pass, so call
     /// ``EVRunLoop/wakeUp()`` if it may be asleep. Safe from any thread.
+    ///
+    /// Sources signalled by the time a pass reaches its sources fire in that pass, in
+    /// ascending ``order``, equal orders by signal time; one signalled meanwhile (by another
+    /// source's handler, say) fires in the next pass.
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopSourceSignal`.
     public func signal() {
         precondition(isManual, "EVSource.signal(): only manual sources can be signalled, not \(kind)")
-        signalled.store(true, ordering: .releasing)
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let nanos = UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
+        _ = signalTime.compareExchange(expected: 0, desired: max(nanos, 1), ordering: .acquiringAndReleasing)
     }
 
     /// Whether a manual source was signalled and has not fired since.
-    public var isSignalled: Bool { signalled.load(ordering: .acquiring) }
+    public var isSignalled: Bool { signalTime.load(ordering: .acquiring) != 0 }
+
+    /// When the source was signalled (monotonic ns), or 0 when it is not signalled.
+    var signalledAt: UInt64 { signalTime.load(ordering: .acquiring) }
 
     /// Consumes the signalled mark.
     func takeSignal() -> Bool {
-        signalled.load(ordering: .relaxed) && signalled.exchange(false, ordering: .acquiringAndReleasing)
+        signalTime.load(ordering: .relaxed) != 0 && signalTime.exchange(0, ordering: .acquiringAndReleasing) != 0
     }
 
     /// Whether the source can still fire.

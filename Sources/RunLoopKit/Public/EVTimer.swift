@@ -55,6 +55,9 @@ public final class EVTimer: @unchecked Sendable {
     @exclusivity(unchecked) var toleranceNanos: Int64
     var latestNanos: Int64 { fireNanos &+ toleranceNanos }
     @exclusivity(unchecked) var isFiring = false
+    /// Whether ``fireDate`` was set during the timer's own callout: the date set is kept
+    /// instead of the next interval (CF's `oldFireTSR < _fireTSR` test).
+    @exclusivity(unchecked) var fireDateSetInCallout = false
     /// The loop this timer was added to; a timer serves one loop only, as in CF.
     weak var loop: EVRunLoop?
     /// One node per mode the timer is in.
@@ -221,9 +224,11 @@ public final class EVTimer: @unchecked Sendable {
         }
     }
 
-    /// When the timer fires next. Setting it reschedules the timer (a date in the past fires
-    /// in the next pass). Inside the timer's own callout, an earlier date than the one
-    /// being served is ignored, as in CF.
+    /// When the timer fires next. Setting it reschedules the timer; a date in the past means
+    /// now, so the timer fires in the next pass, as CF clamps it. A date set inside the
+    /// timer's own callout replaces the repeating timer's next interval, even a date in the
+    /// past (which, being now, is later than the fire just served); a one-shot timer is
+    /// invalidated after its callout all the same.
     ///
     /// The corresponding CFRunLoop functions are `CFRunLoopTimerGetNextFireDate` and
     /// `CFRunLoopTimerSetNextFireDate`.
@@ -245,7 +250,8 @@ public final class EVTimer: @unchecked Sendable {
                          "EVTimer.fireDate: \(newValue.timeIntervalSince1970) is not finite")
             onLoopThread { timer in
                 if let loop = timer.loop, case .resolved = timer.start {
-                    timer.fireNanos = loop.nanos(at: newValue)
+                    timer.fireNanos = max(loop.nanos(at: newValue), loop.now.nanoseconds)
+                    if timer.isFiring { timer.fireDateSetInCallout = true }
                     loop.reschedule(timer)
                 } else {
                     timer.start = .at(newValue)

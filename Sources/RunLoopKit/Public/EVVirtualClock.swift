@@ -79,19 +79,29 @@ public final class EVVirtualClock: Sendable {
         }
     }
 
-    /// The date `nanoseconds` after 1970.
+    /// The date `nanoseconds` after 1970, rounded exactly as Foundation rounds `Date()` from
+    /// the same `clock_gettime` reading (so a `Date()` taken earlier never compares later).
     static func date(nanoseconds: Int64) -> Date {
-        Date(timeIntervalSince1970: Double(nanoseconds / 1_000_000_000)
-            + Double(nanoseconds % 1_000_000_000) / 1e9)
+        let (seconds, fraction) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
+        return Date(timeIntervalSinceReferenceDate: Double(seconds - secondsFrom1970ToReferenceDate)
+            + 1e-9 * Double(fraction))
     }
+
+    /// Seconds from 1970 to 2001, Foundation's reference date.
+    static let secondsFrom1970ToReferenceDate: Int64 = 978_307_200
 }
 
 extension Date {
-    /// Nanoseconds since 1970, computed from whole seconds and the fraction apart so that
-    /// no precision is lost to a `Double` product near 10^18.
+    /// Nanoseconds since 1970, computed from the reference-date interval `Date` stores, whole
+    /// seconds and the fraction apart, so that no precision is lost to a `Double` sum or
+    /// product; saturating at `Int64`'s range (about the years 1678 and 2262).
     var nanosecondsSince1970: Int64 {
-        let seconds = timeIntervalSince1970
-        let whole = seconds.rounded(.down)
-        return Int64(whole) * 1_000_000_000 + Int64(((seconds - whole) * 1e9).rounded())
+        let interval = timeIntervalSinceReferenceDate
+        let whole = interval.rounded(.down)
+        let wholeSince1970 = whole + Double(EVVirtualClock.secondsFrom1970ToReferenceDate)
+        guard wholeSince1970 < 9.2e9 else { return .max }
+        guard wholeSince1970 > -9.2e9 else { return .min }
+        return (Int64(whole) + EVVirtualClock.secondsFrom1970ToReferenceDate) * 1_000_000_000
+            + Int64(((interval - whole) * 1e9).rounded())
     }
 }
