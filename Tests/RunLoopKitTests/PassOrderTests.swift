@@ -9,14 +9,10 @@ import Testing
 struct PassOrderTests {
     static let ours: [LoopKind] = [.virtual, .libev]
 
-    /// Runs `scenario` on `kind` and on CF; checks both against `expected`.
     func check(_ kind: LoopKind, _ expected: [String],
                _ scenario: @escaping @Sendable (any LoopDriver) -> Void,
                sourceLocation: SourceLocation = #_sourceLocation) {
-        let cf = runScenario(on: .coreFoundation, scenario)
-        let log = runScenario(on: kind, scenario)
-        #expect(cf == expected, "CFRunLoop itself", sourceLocation: sourceLocation)
-        #expect(log == cf, sourceLocation: sourceLocation)
+        checkAgainstCF(kind, expected, scenario, sourceLocation: sourceLocation)
     }
 
     static let wholeWait = ["o@beforeTimers", "o@beforeSources", "o@beforeWaiting", "o@afterWaiting"]

@@ -11,6 +11,7 @@ final class CFDriver: LoopDriver, @unchecked Sendable {
     let recorder = Recorder()
     private var observers: [String: CFRunLoopObserver] = [:]
     private var sources: [String: CFRunLoopSource] = [:]
+    private var timers: [String: CFRunLoopTimer] = [:]
 
     static func mode(_ name: String) -> CFRunLoopMode {
         switch name {
@@ -51,8 +52,15 @@ final class CFDriver: LoopDriver, @unchecked Sendable {
             recorder.append("timer(\(label))")
             callout()
         }
+        timers[label] = timer
         CFRunLoopAddTimer(loop, timer, Self.mode(mode))
     }
+
+    func setTimerFireDate(_ label: String, after seconds: Double) {
+        CFRunLoopTimerSetNextFireDate(timers[label]!, CFAbsoluteTimeGetCurrent() + seconds)
+    }
+
+    func invalidateTimer(_ label: String) { CFRunLoopTimerInvalidate(timers[label]!) }
 
     func perform(_ label: String, modes: [String], body: @escaping @Sendable () -> Void) {
         let recorder = recorder
@@ -84,6 +92,8 @@ final class CFDriver: LoopDriver, @unchecked Sendable {
     }
 
     func signalSource(_ label: String) { CFRunLoopSourceSignal(sources[label]!) }
+    func invalidateSource(_ label: String) { CFRunLoopSourceInvalidate(sources[label]!) }
+    func removeSource(_ label: String, mode: String) { CFRunLoopRemoveSource(loop, sources[label]!, Self.mode(mode)) }
 
     func run(_ mode: String, seconds: Double, returnAfterSourceHandled: Bool) -> EVRunLoop.RunResult {
         let raw = CFRunLoopRunInMode(Self.mode(mode), seconds, returnAfterSourceHandled)

@@ -9,6 +9,7 @@ final class EVDriver: LoopDriver, @unchecked Sendable {
     let recorder = Recorder()
     private var observers: [String: EVObserver] = [:]
     private var sources: [String: EVSource] = [:]
+    private var timers: [String: EVTimer] = [:]
 
     init(loop: EVRunLoop) { self.loop = loop }
 
@@ -51,8 +52,15 @@ final class EVDriver: LoopDriver, @unchecked Sendable {
             recorder.append("timer(\(label))")
             callout()
         }
+        timers[label] = timer
         loop.add(timer, forMode: Self.mode(mode))
     }
+
+    func setTimerFireDate(_ label: String, after seconds: Double) {
+        timers[label]!.fireDate = loop.wallNow.addingTimeInterval(seconds)
+    }
+
+    func invalidateTimer(_ label: String) { timers[label]!.invalidate() }
 
     func perform(_ label: String, modes: [String], body: @escaping @Sendable () -> Void) {
         let recorder = recorder
@@ -73,6 +81,8 @@ final class EVDriver: LoopDriver, @unchecked Sendable {
     }
 
     func signalSource(_ label: String) { sources[label]!.signal() }
+    func invalidateSource(_ label: String) { sources[label]!.invalidate() }
+    func removeSource(_ label: String, mode: String) { loop.remove(sources[label]!, forMode: Self.mode(mode)) }
 
     func run(_ mode: String, seconds: Double, returnAfterSourceHandled: Bool) -> EVRunLoop.RunResult {
         let result = loop.run(mode: Self.mode(mode), for: .seconds(seconds),

@@ -1,6 +1,7 @@
 import Foundation
 import RunLoopKit
 import Synchronization
+import Testing
 
 /// One scenario, written once, run on several run loops: RunLoopKit on the virtual clock,
 /// RunLoopKit on libev, and CoreFoundation's CFRunLoop (the reference). Every driver
@@ -21,6 +22,11 @@ protocol LoopDriver: AnyObject, Sendable {
     func perform(_ label: String, modes: [String], body: @escaping @Sendable () -> Void)
     func addSource(_ label: String, order: Int, mode: String, callout: @escaping @Sendable () -> Void)
     func signalSource(_ label: String)
+    func invalidateSource(_ label: String)
+    func removeSource(_ label: String, mode: String)
+    /// Moves timer `label`'s next fire date to `seconds` from now (negative: in the past).
+    func setTimerFireDate(_ label: String, after seconds: Double)
+    func invalidateTimer(_ label: String)
     @discardableResult
     func run(_ mode: String, seconds: Double, returnAfterSourceHandled: Bool) -> EVRunLoop.RunResult
     func stop()
@@ -59,6 +65,18 @@ extension LoopDriver {
     {
         run(mode, seconds: seconds, returnAfterSourceHandled: returnAfterSourceHandled)
     }
+}
+
+/// Runs `scenario` on `kind` and on CF, and checks that CF's log is `expected` (so a reader
+/// sees what CF does) and that `kind`'s log equals CF's.
+func checkAgainstCF(
+    _ kind: LoopKind, _ expected: [String], _ scenario: @escaping @Sendable (any LoopDriver) -> Void,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    let cf = runScenario(on: .coreFoundation, scenario)
+    let log = runScenario(on: kind, scenario)
+    #expect(cf == expected, "CFRunLoop itself", sourceLocation: sourceLocation)
+    #expect(log == cf, sourceLocation: sourceLocation)
 }
 
 /// Runs `body` on a new thread and waits for it.

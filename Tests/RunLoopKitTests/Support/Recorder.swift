@@ -12,3 +12,10 @@ final class Recorder: Sendable {
 
     var count: Int { storage.withLock { $0.count } }
 }
+
+/// True the first time it is called, false afterwards: for callouts that act only once.
+final class Once: Sendable {
+    private let done = Atomic<Bool>(false)
+
+    func callAsFunction() -> Bool { !done.exchange(true, ordering: .relaxed) }
+}
