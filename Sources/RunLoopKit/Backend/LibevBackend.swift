@@ -17,7 +17,8 @@ import Glibc
 ///   (twice the running mean of the oversleep, between 10 and 250 µs), and spinning draws
 ///   on a budget of 1% of the loop thread's time: at high wake rates the loop falls back to
 ///   plain timerfd wakes rather than burn a core.
-/// - Wakes from other threads: an `ev_async` (`ev_async_send` is never lost).
+/// - Wakes: an `ev_async`; a wake sent outside a wait stays pending until the next wait or
+///   poll consumes it, like CF's eventfd.
 /// - Wall-clock changes: a `CLOCK_REALTIME` timerfd with `TFD_TIMER_CANCEL_ON_SET`, whose
 ///   read fails with `ECANCELED` when the clock is set.
 /// - Descriptors and signals: one `ev_io` / `ev_signal` per watched source.
