@@ -19,6 +19,22 @@ struct RunDeadlineTests {
         #expect(waits == 0)
     }
 
+    @Test("a deadline equal to the loop's wall clock as a Date polls once, whatever the rounding")
+    func deadlineAtWallNowPolls() {
+        var waitingRuns = 0
+        for step in 0..<2_000 {
+            // `Date()`-like values at many sub-microsecond phases.
+            let now = Date(timeIntervalSinceReferenceDate: 815_000_000 + Double(step) * 0.000_123_457)
+            let loop = EVRunLoop(clock: EVVirtualClock(wallStart: now))
+            let trace = EVRunLoop.Trace()
+            loop.trace = trace
+            loop.add(EVTimer(interval: 100, repeats: false) { _ in }, forMode: .default)
+            loop.run(mode: .default, until: now)
+            if trace.lines.contains("beforeWaiting") { waitingRuns += 1 }
+        }
+        #expect(waitingRuns == 0)
+    }
+
     @Test("a Date deadline reaches the loop's clock to the nanosecond")
     func exactDateDeadline() {
         // Near 2001 (Foundation's reference date) a Date holds sub-nanosecond precision.

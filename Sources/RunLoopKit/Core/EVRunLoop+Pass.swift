@@ -91,9 +91,24 @@ extension EVRunLoop {
             backend.wait(in: .at(.min), events: self)
         } else {
             stats.wakeups += 1
+            backend.wait(in: planWait(state, until: deadline), events: self)
+            plannedWake.store(.min, ordering: .relaxed)
+        }
+    }
+
+    /// The window of the coming wait, published in `plannedWake` so that another thread
+    /// adding a timer wakes the loop only when the timer must fire before that window ends.
+    /// Tasks that arrived after the pass drained its inbox are taken first; the fence pairs
+    /// with the one in `enqueue(_:wakingIfSleepingPast:)`.
+    private func planWait(_ state: ModeState, until deadline: Int64) -> WakeWindow {
+        while true {
+            drainInbox()
             var timers = state.timers.wake
             timers.latest = min(timers.latest, deadline)
-            backend.wait(in: timers.served < deadline ? timers : .at(deadline), events: self)
+            let window = timers.served < deadline ? timers : .at(deadline)
+            plannedWake.store(window.latest, ordering: .relaxed)
+            atomicMemoryFence(ordering: .sequentiallyConsistent)
+            if !inboxPending.load(ordering: .relaxed) { return window }
         }
     }
 

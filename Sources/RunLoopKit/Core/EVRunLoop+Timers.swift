@@ -152,8 +152,21 @@ extension EVRunLoop {
         if isOwnerThread {
             addOnLoopThread(timer, forMode: mode)
         } else {
-            enqueue { self.addOnLoopThread(timer, forMode: mode) }
+            enqueue({ self.addOnLoopThread(timer, forMode: mode) }, wakingIfSleepingPast: latestFire(of: timer))
         }
+    }
+
+    /// The end of `timer`'s tolerance as this loop will resolve it, estimated on any thread;
+    /// `.min` (wake whenever the loop sleeps) when it cannot be told in advance.
+    private func latestFire(of timer: EVTimer) -> Int64 {
+        let fire: Int64
+        switch timer.start {
+        case .instant(let nanos): fire = nanos
+        case .afterInterval(let nanos) where !timer.isAligned: fire = backend.now().nanoseconds.addingSaturating(nanos)
+        case .at(let date): fire = nanos(at: date)
+        default: return .min
+        }
+        return fire.addingSaturating(timer.toleranceNanos)
     }
 
     /// Removes `timer` from `mode` (or every common mode) without invalidating it. Safe
@@ -192,6 +205,12 @@ extension EVRunLoop {
 }
 
 extension Int64 {
+    /// `self + other`, clamped to `Int64`'s range.
+    func addingSaturating(_ other: Int64) -> Int64 {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? (other > 0 ? .max : .min) : sum
+    }
+
     /// Division rounding toward negative infinity.
     func dividedFloor(by divisor: Int64) -> Int64 {
         let (q, r) = quotientAndRemainder(dividingBy: divisor)

@@ -58,6 +58,9 @@ public final class EVRunLoop: @unchecked Sendable {
     /// CF's `ignoreWakeUps` per-run flag: set from the end of each wait to the top of the next
     /// pass, and between outermost runs; ``wakeUp()`` does nothing while it is set.
     let ignoreWakeUps = Atomic<Bool>(true)
+    /// The latest instant the wait in progress may end (nanoseconds): `.min` while the loop
+    /// is awake, since it drains its inbox before it sleeps again.
+    let plannedWake = Atomic<Int64>(.min)
     /// Runs in progress (nested ones included); ``stop()`` with none in progress is dropped.
     let activeRuns = Atomic<Int>(0)
 
@@ -275,13 +278,28 @@ public final class EVRunLoop: @unchecked Sendable {
         }
     }
 
-    /// Runs `task` on the loop's thread at the start of its next pass, waking it.
+    /// Runs `task` on the loop's thread at its next pass or before its next wait, waking it.
     func enqueue(_ task: @escaping @Sendable () -> Void) {
+        pushTask(task)
+        wakeUp()
+    }
+
+    /// Runs `task` on the loop's thread at its next pass or before its next wait; wakes the
+    /// loop only if it is sleeping past `latest` (the end of a timer's tolerance), so a timer
+    /// that the coming wake serves anyway costs no extra wake.
+    func enqueue(_ task: @escaping @Sendable () -> Void, wakingIfSleepingPast latest: Int64) {
+        pushTask(task)
+        // Pairs with the fence in the pass's `planWait`: either the loop sees this task before
+        // it sleeps, or this sees the wait it planned.
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        if latest < plannedWake.load(ordering: .relaxed) { wakeUp() }
+    }
+
+    private func pushTask(_ task: @escaping @Sendable () -> Void) {
         inbox.withLock {
             $0.tasks.append(task)
             inboxPending.store(true, ordering: .releasing)
         }
-        wakeUp()
     }
 
     /// Takes what other threads handed over: blocks join the queue, tasks run now.

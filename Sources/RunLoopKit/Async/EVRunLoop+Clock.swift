@@ -1,0 +1,127 @@
+import Synchronization
+
+extension EVRunLoop.Instant: InstantProtocol {
+    /// Instants are apart by `Duration`s of the loop's clock.
+    public typealias Duration = Swift.Duration
+
+    /// The instant `duration` later, saturating at ``distantFuture``.
+    public func advanced(by duration: Duration) -> Self { self + duration }
+
+    /// The time from this instant to `other`.
+    public func duration(to other: Self) -> Duration { other - self }
+}
+
+extension EVRunLoop {
+    /// A `Clock` that reads a loop's monotonic clock and sleeps on the loop's timers.
+    ///
+    /// A sleep is a one-shot timer in the loop's common modes, with the sleep's tolerance, so
+    /// sleeps coalesce with each other and with the loop's other timers by the loop's rule
+    /// (one wake serves every timer whose tolerance window it falls in). Nothing else on
+    /// Linux honours a sleep's tolerance: libdispatch drops the leeway that
+    /// `Task.sleep(for:tolerance:)` passes on.
+    ///
+    /// ```swift
+    /// let clock = loop.clock   // the loop runs on its own thread
+    /// try await clock.sleep(for: .milliseconds(200), tolerance: .milliseconds(100))
+    /// ```
+    ///
+    /// - Safe from any task; the loop must be running (in a common mode) for a sleep to end.
+    /// - A sleep that is cancelled throws `CancellationError` at once and removes its timer.
+    /// - On a loop built on an ``EVVirtualClock``, `now` is the virtual clock and sleeps end
+    ///   when a run of the loop advances it past their deadline.
+    /// - A sleep wakes a sleeping loop only when it must end before the loop's planned wake;
+    ///   otherwise the coming wake serves it.
+    ///
+    /// There is no CFRunLoop counterpart; it plays the part of `ContinuousClock` with a
+    /// tolerance that really coalesces.
+    public struct Clock: _Concurrency.Clock {
+        public typealias Duration = Swift.Duration
+        public typealias Instant = EVRunLoop.Instant
+
+        /// The loop whose clock and timers this clock uses.
+        public let loop: EVRunLoop
+
+        /// Creates the clock of `loop`; the same as `loop.clock`.
+        public init(loop: EVRunLoop) { self.loop = loop }
+
+        /// The loop's monotonic clock now.
+        public var now: Instant { loop.now }
+
+        /// One nanosecond: deadlines are kept to the nanosecond.
+        public var minimumResolution: Duration { .nanoseconds(1) }
+
+        /// Suspends until `deadline`, or up to `tolerance` later when that lets the loop serve
+        /// several timers with one wake.
+        ///
+        /// - Parameters:
+        ///   - deadline: the instant on the loop's clock to sleep until; one already past
+        ///     ends the sleep at the loop's next pass.
+        ///   - tolerance: how late the sleep may end; nil means none.
+        /// - Throws: `CancellationError` when the task is cancelled, before or during the sleep.
+        public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+            try await loop.sleep(until: deadline, tolerance: tolerance ?? .zero)
+        }
+    }
+
+    /// This loop's clock: reads ``now``, and sleeps on one-shot timers of this loop.
+    public var clock: Clock { Clock(loop: self) }
+
+    /// Suspends the calling task until a one-shot timer on this loop fires, or until the task
+    /// is cancelled (then the timer is invalidated and `CancellationError` thrown at once).
+    func sleep(until deadline: Instant, tolerance: Duration) async throws {
+        let sleeper = Sleeper()
+        let timer = EVTimer(fireAt: deadline, tolerance: max(tolerance, .zero), label: "sleep") { _ in
+            sleeper.finish(throwing: nil)
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                if sleeper.start(continuation) { add(timer, forMode: .common) }
+            }
+        } onCancel: {
+            sleeper.finish(throwing: CancellationError())
+            timer.invalidate()
+        }
+    }
+}
+
+/// One sleeping task's continuation, resumed exactly once: by its timer or by cancellation,
+/// whichever comes first (cancellation may even come before the task suspends).
+private final class Sleeper: Sendable {
+    private enum State {
+        case notStarted
+        case sleeping(CheckedContinuation<Void, any Error>)
+        case finished((any Error)?)
+    }
+
+    private let state = Mutex(State.notStarted)
+
+    /// Records the continuation; returns false (after resuming it) when the sleep already ended.
+    func start(_ continuation: CheckedContinuation<Void, any Error>) -> Bool {
+        let ended: (any Error)?? = state.withLock { state in
+            if case .finished(let error) = state { return .some(error) }
+            state = .sleeping(continuation)
+            return .none
+        }
+        guard let ended else { return true }
+        if let error = ended { continuation.resume(throwing: error) } else { continuation.resume() }
+        return false
+    }
+
+    /// Ends the sleep, normally (`error` nil) or by throwing `error`; later calls do nothing.
+    func finish(throwing error: (any Error)?) {
+        let continuation: CheckedContinuation<Void, any Error>? = state.withLock { state in
+            switch state {
+            case .notStarted:
+                state = .finished(error)
+                return nil
+            case .sleeping(let continuation):
+                state = .finished(error)
+                return continuation
+            case .finished:
+                return nil
+            }
+        }
+        guard let continuation else { return }
+        if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+    }
+}
