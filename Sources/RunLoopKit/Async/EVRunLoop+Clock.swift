@@ -69,7 +69,7 @@ extension EVRunLoop {
     /// Suspends the calling task until a one-shot timer on this loop fires, or until the task
     /// is cancelled (then the timer is invalidated and `CancellationError` thrown at once).
     func sleep(until deadline: Instant, tolerance: Duration) async throws {
-        let sleeper = Sleeper()
+        let sleeper = SleepingTask()
         let timer = EVTimer(fireAt: deadline, tolerance: max(tolerance, .zero), label: "sleep") { _ in
             sleeper.finish(throwing: nil)
         }
@@ -81,47 +81,5 @@ extension EVRunLoop {
             sleeper.finish(throwing: CancellationError())
             timer.invalidate()
         }
-    }
-}
-
-/// One sleeping task's continuation, resumed exactly once: by its timer or by cancellation,
-/// whichever comes first (cancellation may even come before the task suspends).
-private final class Sleeper: Sendable {
-    private enum State {
-        case notStarted
-        case sleeping(CheckedContinuation<Void, any Error>)
-        case finished((any Error)?)
-    }
-
-    private let state = Mutex(State.notStarted)
-
-    /// Records the continuation; returns false (after resuming it) when the sleep already ended.
-    func start(_ continuation: CheckedContinuation<Void, any Error>) -> Bool {
-        let ended: (any Error)?? = state.withLock { state in
-            if case .finished(let error) = state { return .some(error) }
-            state = .sleeping(continuation)
-            return .none
-        }
-        guard let ended else { return true }
-        if let error = ended { continuation.resume(throwing: error) } else { continuation.resume() }
-        return false
-    }
-
-    /// Ends the sleep, normally (`error` nil) or by throwing `error`; later calls do nothing.
-    func finish(throwing error: (any Error)?) {
-        let continuation: CheckedContinuation<Void, any Error>? = state.withLock { state in
-            switch state {
-            case .notStarted:
-                state = .finished(error)
-                return nil
-            case .sleeping(let continuation):
-                state = .finished(error)
-                return continuation
-            case .finished:
-                return nil
-            }
-        }
-        guard let continuation else { return }
-        if let error { continuation.resume(throwing: error) } else { continuation.resume() }
     }
 }

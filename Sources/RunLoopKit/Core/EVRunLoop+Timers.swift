@@ -211,6 +211,12 @@ extension Int64 {
         return overflow ? (other > 0 ? .max : .min) : sum
     }
 
+    /// `self - other`, clamped to `Int64`'s range.
+    func subtractingSaturating(_ other: Int64) -> Int64 {
+        let (difference, overflow) = subtractingReportingOverflow(other)
+        return overflow ? (other < 0 ? .max : .min) : difference
+    }
+
     /// Division rounding toward negative infinity.
     func dividedFloor(by divisor: Int64) -> Int64 {
         let (q, r) = quotientAndRemainder(dividingBy: divisor)

@@ -42,18 +42,45 @@ extension EVRunLoop {
             }
         }
 
-        /// Everything recorded so far.
-        public private(set) var events: [Event] = []
+        /// The most recent events, oldest first: at most ``capacity`` of them.
+        public var events: [Event] { Array(ring[start...] + ring[..<start]) }
 
-        /// Creates an empty trace.
-        public init() {}
+        /// How many events the trace keeps; older ones are dropped (counted in ``droppedCount``).
+        public let capacity: Int
+
+        /// How many events were dropped to stay within ``capacity``.
+        public private(set) var droppedCount = 0
+
+        private var ring: [Event] = []
+        /// Index of the oldest event in `ring` once it is full.
+        private var start = 0
+
+        /// Creates an empty trace that keeps the last `capacity` events.
+        ///
+        /// - Parameter capacity: how many events to keep, at least 1 (default 10,000).
+        public init(capacity: Int = 10_000) {
+            guard capacity >= 1 else { fatalError("EVRunLoop.Trace(capacity:): capacity \(capacity) must be at least 1") }
+            self.capacity = capacity
+        }
 
         /// The events as their descriptions, for one-line assertions.
         public var lines: [String] { events.map(\.description) }
 
         /// Forgets everything recorded so far.
-        public func removeAll() { events.removeAll() }
+        public func removeAll() {
+            ring.removeAll()
+            start = 0
+            droppedCount = 0
+        }
 
-        func record(_ event: Event) { events.append(event) }
+        func record(_ event: Event) {
+            if ring.count < capacity {
+                ring.append(event)
+            } else {
+                ring[start] = event
+                start = (start + 1) % capacity
+                droppedCount += 1
+            }
+        }
     }
 }

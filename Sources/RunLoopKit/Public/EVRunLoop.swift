@@ -344,17 +344,15 @@ public final class EVRunLoop: @unchecked Sendable {
         lastWakeDate = backend.wallNow()
     }
 
-    /// The loop-clock instant (ns) of wall-clock `date`.
+    /// The loop-clock instant (ns) of wall-clock `date`, exact to the nanosecond the `Date`
+    /// holds, saturating at `Int64`'s range.
     func nanos(at date: Date) -> Int64 {
-        let ahead = date.timeIntervalSince(backend.wallNow()) * 1e9
-        guard ahead < 9e18 else { return .max }
-        guard ahead > -9e18 else { return .min }
-        let (sum, overflow) = backend.now().nanoseconds.addingReportingOverflow(Int64(ahead))
-        return overflow ? (ahead > 0 ? .max : .min) : sum
+        let ahead = date.nanosecondsSince1970.subtractingSaturating(backend.wallNanos())
+        return backend.now().nanoseconds.addingSaturating(ahead)
     }
 
     /// The wall-clock date of loop-clock instant `nanos`.
     func date(atNanos nanos: Int64) -> Date {
-        backend.wallNow().addingTimeInterval(Double(nanos &- backend.now().nanoseconds) / 1e9)
+        EVVirtualClock.date(nanoseconds: backend.wallNanos().addingSaturating(nanos.subtractingSaturating(backend.now().nanoseconds)))
     }
 }

@@ -225,7 +225,11 @@ public final class EVTimer: @unchecked Sendable {
     }
 
     /// When the timer fires next. Setting it reschedules the timer; a date in the past means
-    /// now, so the timer fires in the next pass, as CF clamps it. A date set inside the
+    /// now, so the timer fires in the next pass, as CF clamps it. The date is read on the
+    /// loop's own wall clock: on a loop built on an ``EVVirtualClock``, write
+    /// `loop.wallNow + 0.3`, not `Date() + 0.3` (the real date, months away from the virtual
+    /// one), or use ``setFireInstant(_:)`` / ``restart(after:)``, which are exact to the
+    /// nanosecond where a `Date` keeps about 0.24 µs. A date set inside the
     /// timer's own callout replaces the repeating timer's next interval, even a date in the
     /// past (which, being now, is later than the fire just served); a one-shot timer is
     /// invalidated after its callout all the same.
@@ -248,15 +252,7 @@ public final class EVTimer: @unchecked Sendable {
         set {
             precondition(newValue.timeIntervalSince1970.isFinite,
                          "EVTimer.fireDate: \(newValue.timeIntervalSince1970) is not finite")
-            onLoopThread { timer in
-                if let loop = timer.loop, case .resolved = timer.start {
-                    timer.fireNanos = max(loop.nanos(at: newValue), loop.now.nanoseconds)
-                    if timer.isFiring { timer.fireDateSetInCallout = true }
-                    loop.reschedule(timer)
-                } else {
-                    timer.start = .at(newValue)
-                }
-            }
+            onLoopThread { timer in timer.move(to: .at(newValue)) }
         }
     }
 
@@ -268,6 +264,48 @@ public final class EVTimer: @unchecked Sendable {
     public var fireInstant: EVRunLoop.Instant? {
         if case .resolved = start { return EVRunLoop.Instant(nanoseconds: fireNanos) }
         return nil
+    }
+
+    /// Moves the next fire to `instant` of the loop's monotonic clock, exact to the
+    /// nanosecond; before the timer is added, it becomes the first fire. An instant in the
+    /// past means now. Inside the timer's own callout, it replaces the next interval, as
+    /// setting ``fireDate`` does. Safe from any thread.
+    ///
+    /// - Parameter instant: when to fire next.
+    ///
+    /// The corresponding CF operation is `CFRunLoopTimerSetNextFireDate` on the `_fireTSR`
+    /// time base.
+    public func setFireInstant(_ instant: EVRunLoop.Instant) {
+        onLoopThread { timer in timer.move(to: .instant(instant.nanoseconds)) }
+    }
+
+    /// Restarts the timer so that it fires `delay` from now on its loop's clock: the idiom of
+    /// idle timeouts and debouncers (libev's `ev_timer_again`). Before the timer is added,
+    /// it fires `delay` after it is added. Safe from any thread.
+    ///
+    /// - Parameter delay: how long from now (the loop's now, when the request runs on its
+    ///   thread) to the next fire; negative means now.
+    public func restart(after delay: Duration) {
+        onLoopThread { timer in timer.move(to: .afterInterval(max(0, delay.nanoseconds))) }
+    }
+
+    /// Reschedules to `start` on the loop's thread (or records it as the first fire).
+    private func move(to start: Start) {
+        guard let loop, case .resolved = self.start else {
+            self.start = start
+            return
+        }
+        let now = loop.now.nanoseconds
+        let target: Int64
+        switch start {
+        case .instant(let nanos): target = nanos
+        case .afterInterval(let nanos): target = now.addingSaturating(nanos)
+        case .at(let date): target = loop.nanos(at: date)
+        case .monotonicGrid, .resolved: return
+        }
+        fireNanos = max(target, now)
+        if isFiring { fireDateSetInCallout = true }
+        loop.reschedule(self)
     }
 
     /// Whether the timer can still fire.

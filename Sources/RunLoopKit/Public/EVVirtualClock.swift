@@ -28,6 +28,11 @@ public final class EVVirtualClock: Sendable {
         /// Wall time minus monotonic time, in nanoseconds.
         var wallOffset: Int64
         var wallWasSet = false
+        /// Tasks in `sleep(until:tolerance:)`, by id.
+        var sleepers: [UInt64: (deadline: EVRunLoop.Instant, sleeper: SleepingTask)] = [:]
+        var nextSleeperID: UInt64 = 0
+        /// Tasks in `waitForSleepers(_:)`: how many sleepers each waits for.
+        var sleeperWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state: Mutex<State>
@@ -51,14 +56,22 @@ public final class EVVirtualClock: Sendable {
     var wallNanos: Int64 { state.withLock { $0.now.nanoseconds + $0.wallOffset } }
 
     /// Moves both clocks forward by `duration` (negative durations are a programmer error).
+    /// Tasks sleeping on this clock until `now` or earlier resume, in deadline order.
     public func advance(by duration: Duration) {
         precondition(duration >= .zero, "EVVirtualClock.advance(by:): duration \(duration) is negative")
-        state.withLock { $0.now = $0.now + duration }
+        resume(state.withLock { state in
+            state.now = state.now + duration
+            return Self.takeDueSleepers(&state)
+        })
     }
 
-    /// Moves both clocks forward to `instant`, if it is later than now.
+    /// Moves both clocks forward to `instant`, if it is later than now. Tasks sleeping on
+    /// this clock until `instant` or earlier resume, in deadline order.
     public func advance(to instant: EVRunLoop.Instant) {
-        state.withLock { if instant > $0.now { $0.now = instant } }
+        resume(state.withLock { state in
+            if instant > state.now { state.now = instant }
+            return Self.takeDueSleepers(&state)
+        })
     }
 
     /// Sets the wall clock to `date` without moving the monotonic clock, as `settimeofday`
@@ -69,6 +82,59 @@ public final class EVVirtualClock: Sendable {
             $0.wallOffset = wallNanos - $0.now.nanoseconds
             $0.wallWasSet = true
         }
+    }
+
+    // MARK: Sleepers (the `Clock` conformance)
+
+    /// Registers a task sleeping until `deadline`; it resumes at once if that is not after now.
+    func addSleeper(_ sleeper: SleepingTask, until deadline: EVRunLoop.Instant) -> UInt64 {
+        let (id, due, watchers) = state.withLock { state in
+            let id = state.nextSleeperID
+            state.nextSleeperID += 1
+            guard deadline > state.now else { return (id, true, [CheckedContinuation<Void, Never>]()) }
+            state.sleepers[id] = (deadline, sleeper)
+            let count = state.sleepers.count
+            let ready = state.sleeperWatchers.filter { $0.count <= count }.map(\.continuation)
+            state.sleeperWatchers.removeAll { $0.count <= count }
+            return (id, false, ready)
+        }
+        if due { sleeper.finish(throwing: nil) }
+        for watcher in watchers { watcher.resume() }
+        return id
+    }
+
+    /// Forgets sleeper `id` (its task was cancelled).
+    func removeSleeper(_ id: UInt64) {
+        _ = state.withLock { $0.sleepers.removeValue(forKey: id) }
+    }
+
+    /// How many tasks are sleeping on this clock now.
+    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    /// Suspends until at least `count` tasks are sleeping on this clock: the handshake that
+    /// lets a test advance time only once the code under test has started its sleep.
+    ///
+    /// - Parameter count: how many sleepers to wait for (default 1).
+    public func waitForSleepers(_ count: Int = 1) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state in
+                if state.sleepers.count >= count { return true }
+                state.sleeperWatchers.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    private static func takeDueSleepers(_ state: inout State) -> [SleepingTask] {
+        let due = state.sleepers.filter { $0.value.deadline <= state.now }
+            .sorted { ($0.value.deadline, $0.key) < ($1.value.deadline, $1.key) }
+        for (id, _) in due { state.sleepers[id] = nil }
+        return due.map(\.value.sleeper)
+    }
+
+    private func resume(_ sleepers: [SleepingTask]) {
+        for sleeper in sleepers { sleeper.finish(throwing: nil) }
     }
 
     /// Reports, once, whether the wall clock was set since the last call.
