@@ -19,3 +19,12 @@ final class Once: Sendable {
 
     func callAsFunction() -> Bool { !done.exchange(true, ordering: .relaxed) }
 }
+
+/// An integer that any thread can add to: for counting inside `@Sendable` callouts and tasks.
+final class Counter: Sendable {
+    private let storage = Atomic<Int>(0)
+
+    func add(_ amount: Int = 1) { storage.add(amount, ordering: .relaxed) }
+
+    var value: Int { storage.load(ordering: .relaxed) }
+}

@@ -1,0 +1,167 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension EVRunLoop {
+    /// One element of ``ticks(every:tolerance:)``, ``ticks(alignedTo:offset:tolerance:)``
+    /// and ``frames(framesPerSecond:)``.
+    public struct Tick: Sendable, Hashable {
+        /// The instant the tick was scheduled for, on the loop's monotonic clock (the timer's
+        /// fire date; the frame's timestamp).
+        public var scheduled: Instant
+        /// The loop's ``EVRunLoop/wakeDate`` in the pass that produced the tick.
+        public var wakeDate: Date?
+        /// Ticks that were due since the previous element and never delivered: skipped by the
+        /// loop (busy, or running another mode) or replaced while the consumer was busy.
+        public var skipped: Int
+
+        /// Creates a tick.
+        public init(scheduled: Instant, wakeDate: Date?, skipped: Int) {
+            self.scheduled = scheduled
+            self.wakeDate = wakeDate
+            self.skipped = skipped
+        }
+    }
+
+    /// An async sequence of ticks driven by a repeating timer (or display link) on a loop.
+    ///
+    /// - Each iteration (each `makeAsyncIterator()`) adds its own timer to the loop's common
+    ///   modes; the timer is invalidated when the consuming task is cancelled or the iterator
+    ///   goes away. The loop must be running for ticks to come.
+    /// - After a stall, CF's rule: no drift and no burst. Fire dates the loop missed are
+    ///   skipped, and a tick that arrives while the consumer has not read the previous one
+    ///   replaces it (the latest wins); either way ``Tick/skipped`` counts them.
+    ///
+    /// There is no CFRunLoop counterpart; it is `Timer.publish(every:on:in:)` as an
+    /// `AsyncSequence`, without the burst after a stall of swift-async-algorithms'
+    /// `AsyncTimerSequence`.
+    public struct Ticks: AsyncSequence, Sendable {
+        public typealias Element = Tick
+
+        let loop: EVRunLoop
+        /// Makes and adds the driver (a timer or display link) that sends into the channel,
+        /// and returns how to stop it.
+        let start: @Sendable (LatestValueChannel<Tick>) -> @Sendable () -> Void
+
+        /// Starts a new timer for this iteration.
+        public func makeAsyncIterator() -> Iterator {
+            let channel = LatestValueChannel<Tick> { older, newer in
+                Tick(scheduled: newer.scheduled, wakeDate: newer.wakeDate,
+                     skipped: older.skipped + 1 + newer.skipped)
+            }
+            return Iterator(subscription: Subscription(channel: channel, stop: start(channel)))
+        }
+
+        /// Reads ticks; dropping it ends its timer.
+        public struct Iterator: AsyncIteratorProtocol {
+            let subscription: Subscription
+
+            /// The next tick, waiting for it; nil once the consuming task is cancelled.
+            public mutating func next() async -> Tick? {
+                await subscription.channel.next()
+            }
+        }
+
+        /// One iteration's channel and timer; the timer ends with it.
+        final class Subscription: Sendable {
+            let channel: LatestValueChannel<Tick>
+            let stop: @Sendable () -> Void
+
+            init(channel: LatestValueChannel<Tick>, stop: @escaping @Sendable () -> Void) {
+                self.channel = channel
+                self.stop = stop
+            }
+
+            deinit {
+                channel.finish()
+                stop()
+            }
+        }
+    }
+
+    /// Ticks every `interval` on the loop's monotonic clock, first one `interval` from the
+    /// start of each iteration.
+    ///
+    /// - Parameters:
+    ///   - interval: the time between ticks, greater than zero.
+    ///   - tolerance: how late each tick may come, so that the loop can coalesce it with other
+    ///     timers (default zero).
+    /// - Returns: the sequence; each `for await` over it has its own timer.
+    ///
+    /// The corresponding Foundation API is `Timer.publish(every:tolerance:on:in:)`.
+    public func ticks(every interval: Duration, tolerance: Duration = .zero) -> Ticks {
+        guard interval > .zero else { fatalError("EVRunLoop.ticks(every:tolerance:): interval \(interval) must be greater than zero") }
+        guard tolerance >= .zero else { fatalError("EVRunLoop.ticks(every:tolerance:): tolerance \(tolerance) is negative") }
+        return Ticks(loop: self) { [self] channel in
+            startTicking(channel, interval: interval.nanoseconds) { fire in
+                EVTimer(interval: interval, repeats: true, tolerance: tolerance, label: "ticks", block: fire)
+            }
+        }
+    }
+
+    /// Ticks on the wall clock's grid: at every `k * interval + offset` since 1970 (UTC), for
+    /// example on every whole second; re-aligned when the wall clock is set.
+    ///
+    /// - Parameters:
+    ///   - interval: the grid step, greater than zero.
+    ///   - offset: the grid's phase, in `[0, interval)` (default zero).
+    ///   - tolerance: how late each tick may come (default zero).
+    /// - Returns: the sequence; each `for await` over it has its own aligned timer.
+    ///
+    /// See ``EVTimer/init(alignedTo:offset:tolerance:label:block:)``; libev's `ev_periodic`.
+    public func ticks(alignedTo interval: Duration, offset: Duration = .zero, tolerance: Duration = .zero) -> Ticks {
+        Ticks(loop: self) { [self] channel in
+            startTicking(channel, interval: interval.nanoseconds) { fire in
+                EVTimer(alignedTo: interval.seconds, offset: offset.seconds, tolerance: tolerance.seconds,
+                        label: "ticks", block: fire)
+            }
+        }
+    }
+
+    /// A tick per frame of an ``EVFrameTimer`` at `framesPerSecond`; ``Tick/scheduled`` is
+    /// the frame's timestamp and ``Tick/skipped`` counts dropped frames.
+    ///
+    /// - Parameter framesPerSecond: the frame rate, finite and greater than zero (default 60).
+    /// - Returns: the sequence; each `for await` over it has its own display link.
+    ///
+    /// The corresponding Apple API is `CADisplayLink`.
+    public func frames(framesPerSecond: Double = 60) -> Ticks {
+        Ticks(loop: self) { [self] channel in
+            let droppedBefore = LoopBound(0)
+            let link = EVFrameTimer(framesPerSecond: framesPerSecond, label: "frames") { link in
+                let dropped = link.droppedFrames - droppedBefore.value
+                droppedBefore.value = link.droppedFrames
+                channel.send(Tick(scheduled: link.timestamp, wakeDate: EVRunLoop.current.wakeDate, skipped: dropped))
+            }
+            add(link, forMode: .common)
+            return { link.invalidate() }
+        }
+    }
+
+    /// Adds the timer that `makeTimer` builds around a callout sending ticks into `channel`.
+    private func startTicking(
+        _ channel: LatestValueChannel<Tick>, interval: Int64,
+        makeTimer: (@escaping @Sendable (EVTimer) -> Void) -> EVTimer
+    ) -> @Sendable () -> Void {
+        let previous = LoopBound<Int64?>(nil)
+        let timer = makeTimer { timer in
+            let scheduled = timer.fireInstant!.nanoseconds
+            let missed = previous.value.map { max(0, Int((scheduled - $0 - 1) / interval)) } ?? 0
+            previous.value = scheduled
+            channel.send(Tick(scheduled: Instant(nanoseconds: scheduled), wakeDate: EVRunLoop.current.wakeDate,
+                              skipped: missed))
+        }
+        add(timer, forMode: .common)
+        return { timer.invalidate() }
+    }
+}
+
+/// A value touched only by one timer's callouts, which run one at a time on its loop's thread.
+final class LoopBound<Value>: @unchecked Sendable {
+    // Safe: only the callouts of a single timer read and write `value`, and a timer's callouts
+    // run on its loop's thread, one after another.
+    var value: Value
+    init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,279 @@
+import Foundation
+import RunLoopKit
+import Synchronization
+import Testing
+
+/// `loop.clock`, the tick sequences, and `EVVirtualClock` as a `Clock`.
+@Suite("Async clocks and ticks", .timeLimit(.minutes(1)))
+struct AsyncClockTests {
+    @Test("1,000 tasks sleeping 0.2 s with 0.1 s tolerance share about ten wakes a second")
+    func sleepersCoalesce() async throws {
+        let thread = LoopThread()
+        defer { thread.stop() }
+        let clock = thread.loop.clock
+        let early = Counter()
+        let late = Counter()
+        let resumes = Counter()
+        let stopAt = clock.now + .seconds(3)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<1_000 {
+                group.addTask {
+                    try await clock.sleep(for: .milliseconds(Double(index) * 0.2))  // random-ish phases
+                    while clock.now < stopAt {
+                        let deadline = clock.now + .milliseconds(200)
+                        try await clock.sleep(until: deadline, tolerance: .milliseconds(100))
+                        let lateness = clock.now - deadline
+                        if lateness < .zero { early.add() }
+                        if lateness > .seconds(1) { late.add() }  // generous: includes the task pool's own delay
+                        resumes.add()
+                    }
+                }
+            }
+            let wakesBefore = thread.onLoop { thread.loop.statistics.wakeups }
+            try await Task.sleep(for: .seconds(2))
+            let wakes = thread.onLoop { thread.loop.statistics.wakeups } - wakesBefore
+            #expect(wakes <= 2 * 11 + 4, "wakes in 2 s: \(wakes)")  // ~20 expected; every add waking would be ~10,000
+            try await group.waitForAll()
+        }
+        #expect(resumes.value > 5_000)
+        #expect(early.value == 0)
+        #expect(late.value == 0)
+    }
+
+    @Test("cancelling a task blocked in loop.clock.sleep resumes it at once and leaves no timer")
+    func cancelSleep() async throws {
+        let thread = LoopThread()
+        defer { thread.stop() }
+        let clock = thread.loop.clock
+        let task = Task { try await clock.sleep(for: .seconds(30)) }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(thread.onLoop { thread.loop.nextTimerFireDate(forMode: .default) } != nil)
+        let cancelledAt = ContinuousClock.now
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(ContinuousClock.now - cancelledAt < .seconds(1))
+        #expect(thread.onLoop { thread.loop.nextTimerFireDate(forMode: .default) } == nil)
+    }
+
+    @Test("a sleep in an already cancelled task throws without adding a timer")
+    func sleepWhenCancelled() async throws {
+        let thread = LoopThread()
+        defer { thread.stop() }
+        let clock = thread.loop.clock
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await clock.sleep(for: .seconds(30))
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(thread.onLoop { thread.loop.nextTimerFireDate(forMode: .default) } == nil)
+    }
+
+    @Test("ticks after a consumer stall report the skipped ticks and do not burst")
+    func ticksAfterStall() async throws {
+        let thread = LoopThread()
+        defer { thread.stop() }
+        var ticks = thread.loop.ticks(every: .milliseconds(100)).makeAsyncIterator()
+        let first = try #require(await ticks.next())
+        #expect(first.skipped == 0)
+        try await Task.sleep(for: .milliseconds(450))  // the consumer stalls
+        let afterStall = try #require(await ticks.next())
+        #expect(afterStall.skipped >= 2, "skipped \(afterStall.skipped)")
+        #expect(afterStall.scheduled - first.scheduled == .milliseconds(100) * (afterStall.skipped + 1))
+        let readAt = ContinuousClock.now
+        let next = try #require(await ticks.next())
+        #expect(ContinuousClock.now - readAt > .milliseconds(5), "the next tick waits for its date")
+        #expect(next.scheduled - afterStall.scheduled == .milliseconds(100) * (next.skipped + 1))
+    }
+
+    @Test("whole-second ticks land on the second")
+    func alignedTicks() async throws {
+        let thread = LoopThread()
+        defer { thread.stop() }
+        var phases: [Double] = []
+        for await tick in thread.loop.ticks(alignedTo: .seconds(1)) {
+            let wake = try #require(tick.wakeDate).timeIntervalSince1970
+            phases.append(wake - wake.rounded(.down))
+            if phases.count == 2 { break }
+        }
+        #expect(phases.allSatisfy { $0 < 0.01 }, "phases \(phases)")  // generous: the probe measures µs
+    }
+
+    @Test("a task's ticks end when the task is cancelled, and the timer with them")
+    func ticksEndOnCancel() async throws {
+        let thread = LoopThread()
+        defer { thread.stop() }
+        let loop = thread.loop
+        let consumer = Task {
+            var count = 0
+            for await _ in loop.ticks(every: .milliseconds(10)) { count += 1 }
+            return count
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        consumer.cancel()
+        let count = await consumer.value
+        #expect(count > 0)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(thread.onLoop { loop.nextTimerFireDate(forMode: .default) } == nil)
+    }
+
+    // MARK: EVVirtualClock as a Clock
+
+    @Test("a debouncer written against any Clock<Duration>, driven by EVVirtualClock without yields")
+    func debouncerOnVirtualClock() async {
+        let clock = EVVirtualClock()
+        let start = clock.now
+        let (outputs, continuation) = AsyncStream.makeStream(of: (String, Duration).self)
+        let debouncer = ClockDebouncer(clock: clock, delay: .milliseconds(300)) { value in
+            continuation.yield((value, clock.now - start))
+        }
+        debouncer.input("a")
+        await clock.waitForSleepers()
+        clock.advance(by: .milliseconds(200))
+        debouncer.input("ab")  // cancels the sleep for "a"
+        await clock.waitForSleepers()
+        clock.advance(by: .milliseconds(299))
+        #expect(clock.sleeperCount == 1)
+        clock.advance(by: .milliseconds(1))
+        var received = outputs.makeAsyncIterator()
+        let output = await received.next()
+        #expect(output?.0 == "ab")
+        #expect(output?.1 == .milliseconds(500))
+    }
+
+    @Test("EVVirtualClock.sleep resumes when a loop on the clock advances past it")
+    func virtualSleepResumedByLoop() async {
+        let clock = EVVirtualClock()
+        let start = clock.now
+        let sleeper = Task { try? await clock.sleep(until: start + .seconds(5)); return clock.now }
+        await clock.waitForSleepers()
+        let loopThread = onFreshThread {
+            let loop = EVRunLoop(clock: clock)
+            loop.add(EVTimer(interval: .seconds(10), repeats: false) { _ in }, forMode: .default)
+            loop.run(mode: .default, for: .seconds(60))
+            return clock.now
+        }
+        #expect(loopThread == start + .seconds(10))
+        #expect(await sleeper.value == start + .seconds(10))  // resumed by the jump past 5 s
+    }
+
+    // MARK: Virtual time on a loop
+
+    @Test("a debouncer on a virtual loop: advance(by:) fires at exact instants across an empty mode")
+    func debouncerOnVirtualLoop() {
+        onFreshThread {
+            let clock = EVVirtualClock()
+            let loop = EVRunLoop(clock: clock)
+            let start = clock.now
+            let debouncer = TimerDebouncer(loop: loop, delay: .milliseconds(300))
+            debouncer.input("a")
+            loop.advance(by: .milliseconds(100))
+            debouncer.input("ab")
+            loop.advance(by: .seconds(1))  // fires at 400 ms; the mode is empty from then on
+            #expect(clock.now == start + .milliseconds(1_100))
+            debouncer.input("abc")
+            loop.advance(by: .milliseconds(299))
+            #expect(debouncer.fired.count == 1)
+            loop.advance(by: .milliseconds(1))
+            #expect(debouncer.fired.map(\.value) == ["ab", "abc"])
+            #expect(debouncer.fired.map { $0.at - start } == [.milliseconds(400), .milliseconds(1_400)])
+        }
+    }
+
+    @Test("advance(by:) on an empty mode still moves the clock")
+    func advanceEmptyMode() {
+        onFreshThread {
+            let clock = EVVirtualClock()
+            let loop = EVRunLoop(clock: clock)
+            let start = clock.now
+            loop.advance(by: .seconds(3))
+            #expect(clock.now == start + .seconds(3))
+        }
+    }
+
+    @Test("a timer's fire instant can be set exactly, and restarted")
+    func setFireInstant() {
+        onFreshThread {
+            let clock = EVVirtualClock()
+            let loop = EVRunLoop(clock: clock)
+            let start = clock.now
+            let fired = LoopBox<[EVRunLoop.Instant]>([])
+            let timer = EVTimer(interval: .seconds(100), repeats: true) { _ in fired.value.append(clock.now) }
+            loop.add(timer, forMode: .default)
+            timer.setFireInstant(start + .nanoseconds(1_234_567))
+            loop.advance(by: .milliseconds(2))
+            timer.restart(after: .milliseconds(5))
+            loop.advance(by: .milliseconds(10))
+            #expect(fired.value == [start + .nanoseconds(1_234_567), start + .milliseconds(7)])
+        }
+    }
+
+    @Test("a trace keeps only its most recent events")
+    func boundedTrace() {
+        onFreshThread {
+            let loop = EVRunLoop(clock: EVVirtualClock())
+            let trace = EVRunLoop.Trace(capacity: 5)
+            loop.trace = trace
+            loop.add(EVTimer(interval: .milliseconds(1), repeats: true, label: "t") { _ in }, forMode: .default)
+            loop.advance(by: .milliseconds(100))
+            #expect(trace.events.count == 5)
+            #expect(trace.droppedCount > 500)
+            #expect(trace.lines.contains("timer(t)"))
+        }
+    }
+}
+
+/// Emits the last input `delay` after inputs stop, sleeping on any `Clock<Duration>`.
+final class ClockDebouncer: Sendable {
+    private let clock: any Clock<Duration>
+    private let delay: Duration
+    private let emit: @Sendable (String) -> Void
+    private let pending = Mutex<Task<Void, Never>?>(nil)
+
+    init(clock: any Clock<Duration>, delay: Duration, emit: @escaping @Sendable (String) -> Void) {
+        self.clock = clock
+        self.delay = delay
+        self.emit = emit
+    }
+
+    func input(_ value: String) {
+        let (clock, delay, emit) = (clock, delay, emit)
+        let task = Task {
+            do {
+                try await clock.sleep(for: delay)
+                emit(value)
+            } catch {}
+        }
+        pending.withLock { previous in
+            previous?.cancel()
+            previous = task
+        }
+    }
+}
+
+/// Emits the last input `delay` after inputs stop, with one restarted timer on a loop.
+final class TimerDebouncer: @unchecked Sendable {
+    // Safe: used only on the loop's thread (the test's thread, which owns the loop).
+    private let loop: EVRunLoop
+    private let delay: Duration
+    private var timer: EVTimer?
+    private var latest = ""
+    private(set) var fired: [(value: String, at: EVRunLoop.Instant)] = []
+
+    init(loop: EVRunLoop, delay: Duration) {
+        self.loop = loop
+        self.delay = delay
+    }
+
+    func input(_ value: String) {
+        latest = value
+        if let timer, timer.isValid {
+            timer.restart(after: delay)
+            return
+        }
+        let timer = EVTimer(interval: delay, repeats: false) { [unowned self] _ in
+            fired.append((latest, loop.now))
+        }
+        self.timer = timer
+        loop.add(timer, forMode: .default)
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import RunLoopKit
+import Synchronization
+
+/// A real loop running on a thread of its own for the length of a test: its default mode is
+/// kept alive by a manual source, and ``stop()`` ends it.
+final class LoopThread: Sendable {
+    let loop: EVRunLoop
+    private let done = DispatchSemaphore(value: 0)
+    private let stopping = Counter()
+
+    init() {
+        let ready = DispatchSemaphore(value: 0)
+        let made = Mutex<EVRunLoop?>(nil)
+        let stopping = stopping
+        let done = done
+        Thread.detachNewThread {
+            let loop = EVRunLoop.current
+            let keepAlive = EVSource { _ in }
+            loop.add(keepAlive, forMode: .default)
+            made.withLock { $0 = loop }
+            ready.signal()
+            while stopping.value == 0 { loop.run(mode: .default, for: .seconds(1)) }
+            keepAlive.invalidate()
+            done.signal()
+        }
+        ready.wait()
+        loop = made.withLock { $0! }
+    }
+
+    /// Runs `body` on the loop's thread and returns its result.
+    func onLoop<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
+        let result = Mutex<T?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        loop.perform {
+            result.withLock { $0 = body() }
+            finished.signal()
+        }
+        finished.wait()
+        return result.withLock { $0! }
+    }
+
+    /// Ends the loop's run and waits for the thread to finish.
+    func stop() {
+        stopping.add()
+        loop.stop()
+        done.wait()
+    }
+}
