@@ -4,7 +4,7 @@
 SWIFT ?= swift
 EV_HEADER ?= /usr/include/ev.h
 
-.PHONY: demo test build bench deps clean
+.PHONY: demo test build bench docs deps clean
 
 # Installs libev-dev when its header is missing (root on Debian/Ubuntu; sudo if present).
 deps:
@@ -30,6 +30,10 @@ test: deps
 
 bench: deps
 	$(SWIFT) run -c release loop-bench --write BENCHMARKS.md
+
+# The DocC catalogue, with every DocC warning an error.
+docs: deps
+	$(SWIFT) package --disable-sandbox generate-documentation --target RunLoopKit --warnings-as-errors
 
 clean:
 	rm -rf .build

@@ -12,6 +12,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // Property tests of the timer queue under virtual time.
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        // `make docs`: the DocC catalogue (a command plugin; nothing of it is linked).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // libev's module map plus the C shim for its watcher macros and timerfd.

@@ -164,6 +164,8 @@ public final class EVTimer: @unchecked Sendable {
     ///   - interval: the grid step in seconds, greater than zero.
     ///   - offset: the grid's phase, in `[0, interval)`.
     ///   - tolerance: how late, in seconds, the timer may fire (default 0).
+    ///   - label: a name for ``EVRunLoop/Trace``.
+    ///   - block: the callout, given the timer.
     public convenience init(
         alignedTo interval: TimeInterval, offset: TimeInterval = 0, tolerance: TimeInterval = 0,
         label: String? = nil, block: @escaping @Sendable (EVTimer) -> Void
