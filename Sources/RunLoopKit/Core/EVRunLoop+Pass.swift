@@ -2,7 +2,7 @@
 extension EVRunLoop {
     /// `CFRunLoopRunSpecific`: the empty-mode check, `entry`, the passes, `exit`.
     func runSpecific(mode: Mode, timeout seconds: Double, stopAfterSource: Bool, call: String) -> RunResult {
-        precondition(mode != .common, "EVRunLoop.\(call): .common is not a mode that can run; run a concrete mode")
+        require(mode != .common, "EVRunLoop.\(call): .common is not a mode that can run; run a concrete mode")
         drainInbox()
         guard let state = modes[mode], !isEmpty(state) else {
             trace?.record(.returned(.finished))

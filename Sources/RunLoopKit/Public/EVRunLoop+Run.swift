@@ -18,7 +18,7 @@ extension EVRunLoop {
     public func run(mode: Mode, until deadline: Date, returnAfterSourceHandled: Bool = false) -> RunResult {
         let call = "run(mode:until:returnAfterSourceHandled:)"
         checkOwner(call)
-        precondition(!deadline.timeIntervalSince1970.isNaN, "EVRunLoop.\(call): deadline is NaN")
+        require(!deadline.timeIntervalSince1970.isNaN, "EVRunLoop.\(call): deadline is NaN")
         let seconds = deadline.timeIntervalSince(backend.wallNow())
         return runSpecific(mode: mode, timeout: seconds, stopAfterSource: returnAfterSourceHandled, call: call)
     }
