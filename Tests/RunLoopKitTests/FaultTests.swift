@@ -8,32 +8,59 @@ import Testing
 /// test process. The ones that stop the process are in `FaultExitTests`.
 @Suite("Faults", .timeLimit(.minutes(1)))
 struct FaultTests {
+    /// Counts the loop's `beforeWaiting` notifications, for another thread to watch.
+    final class WaitCounter: Sendable {
+        let count = Atomic<Int>(0)
+
+        /// An observer that counts.
+        func observer() -> EVObserver {
+            EVObserver(activities: .beforeWaiting) { _, _ in self.count.add(1, ordering: .releasing) }
+        }
+
+        /// Spins until the loop's next `beforeWaiting` (at most `patience`): the loop is then
+        /// about to wait, not yet asleep, so a wake reaches it within microseconds.
+        func awaitNextWait(patience: Duration = .seconds(1)) {
+            let clock = ContinuousClock()
+            let until = clock.now + patience
+            let seen = count.load(ordering: .acquiring)
+            while count.load(ordering: .acquiring) == seen, clock.now < until {}
+        }
+    }
+
     @Test("timers and sources added, then invalidated from another thread, never stay in the loop")
     func addThenInvalidateFromAnotherThread() {
         let (stale, idlePasses) = onFreshThread { () -> (Int, Int) in
             let loop = EVRunLoop.current
             let keepAlive = EVSource { _ in }
             loop.add(keepAlive, forMode: .default)
+            let waits = WaitCounter()
+            let observer = waits.observer()
+            loop.add(observer, forMode: .default)
+            // Keeps the loop passing (and announcing its waits) every 0.1 ms.
+            let ticker = EVTimer(interval: .microseconds(100), repeats: true) { _ in }
+            loop.add(ticker, forMode: .default)
             let made = Mutex<([EVTimer], [EVSource])>(([], []))
             Thread.detachNewThread {
-                // Batches: the loop takes the adds from its inbox while this thread
-                // invalidates the same timers and sources in the same order.
-                for _ in 0..<100 {
-                    let timers = (0..<300).map { _ in EVTimer(interval: 0, repeats: false) { _ in } }
-                    let sources = (0..<300).map { _ in EVSource { _ in } }
-                    for (timer, source) in zip(timers, sources) {
-                        loop.add(timer, forMode: .default)
-                        loop.add(source, forMode: .default)
-                    }
-                    for (timer, source) in zip(timers, sources) {
-                        timer.invalidate()
-                        source.invalidate()
-                    }
-                    made.withLock { $0.0 += timers; $0.1 += sources }
+                let clock = ContinuousClock()
+                for round in 0..<5_000 {
+                    // Add while the loop is about to sleep, so that its wait's drain takes the
+                    // add while this thread invalidates, after a delay that varies by round.
+                    waits.awaitNextWait()
+                    let timer = EVTimer(interval: 0, repeats: false) { _ in }
+                    let source = EVSource { _ in }
+                    loop.add(timer, forMode: .default)
+                    loop.add(source, forMode: .default)
+                    let until = clock.now + .nanoseconds(round % 60 * 500)
+                    while clock.now < until {}
+                    timer.invalidate()
+                    source.invalidate()
+                    made.withLock { $0.0.append(timer); $0.1.append(source) }
                 }
                 loop.perform { loop.stop() }
             }
             loop.run()
+            observer.invalidate()
+            ticker.invalidate()
             loop.run(mode: .default, until: Date())  // takes anything still in the inbox
             let (timers, sources) = made.withLock { $0 }
             let stale = timers.filter { loop.contains($0, inMode: .default) }.count

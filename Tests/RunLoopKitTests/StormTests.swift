@@ -42,6 +42,14 @@ struct StormTests {
         #expect(figures.idlePassesPerSecond < 10)
     }
 
+    /// Busy-waits for `duration`: an add and the invalidate after it meet the loop's
+    /// taking of the add from its inbox at varying points.
+    static func spin(_ duration: Duration) {
+        let clock = ContinuousClock()
+        let until = clock.now + duration
+        while clock.now < until {}
+    }
+
     /// A block's "ran" mark: set once; a second run is counted.
     final class Once: Sendable {
         let ran = Atomic<Bool>(false)
@@ -78,10 +86,36 @@ struct StormTests {
             }
         }
 
+        // The racer: adds while the loop is about to sleep (its wait's drain then takes the
+        // add) and invalidates after a varying delay, meeting the loop inside its add.
+        let waits = FaultTests.WaitCounter()
+        let observer = waits.observer()
+        loop.add(observer, forMode: .common)
+
         for worker in 0..<threads {
             Thread.detachNewThread {
                 var random = SystemRandomNumberGenerator()
                 var pool: [EVTimer] = []
+                while worker == 0, Date() < end {
+                    waits.awaitNextWait(patience: .milliseconds(100))
+                    let timer = EVTimer(interval: 0, repeats: false) { _ in }
+                    let source = EVSource { _ in }
+                    loop.add(timer, forMode: .common)
+                    loop.add(source, forMode: .common)
+                    timersAdded.add(1, ordering: .relaxed)
+                    sourcesAdded.add(1, ordering: .relaxed)
+                    Self.spin(.nanoseconds(Int.random(in: 0..<30_000, using: &random)))
+                    timer.invalidate()
+                    source.invalidate()
+                    queueCheck {
+                        let timerLeft = loop.contains(timer, inMode: .default) || loop.contains(timer, inMode: .common)
+                        let sourceLeft = loop.contains(source, inMode: .default) || loop.contains(source, inMode: .common)
+                        stale.withLock {
+                            $0.timers += timerLeft ? 1 : 0
+                            $0.sources += sourceLeft ? 1 : 0
+                        }
+                    }
+                }
                 while Date() < end {
                     for _ in 0..<50 {
                         switch Int.random(in: 0..<11, using: &random) {
@@ -118,6 +152,7 @@ struct StormTests {
                             ) { _ in }
                             loop.add(timer, forMode: Bool.random(using: &random) ? .common : .default)
                             timersAdded.add(1, ordering: .relaxed)
+                            Self.spin(.nanoseconds(Int.random(in: 0..<20_000, using: &random)))
                             // Invalidate now from this thread, or later from the next worker's pool.
                             if Bool.random(using: &random) {
                                 timer.invalidate()
@@ -137,6 +172,7 @@ struct StormTests {
                             sourcesAdded.add(1, ordering: .relaxed)
                             source.signal()
                             loop.wakeUp()
+                            Self.spin(.nanoseconds(Int.random(in: 0..<20_000, using: &random)))
                             source.invalidate()
                             queueCheck {
                                 if loop.contains(source, inMode: .common) || loop.contains(source, inMode: other) {
@@ -186,6 +222,7 @@ struct StormTests {
             modeSwitch.toggle()
             loop.run(mode: modeSwitch ? .default : other, for: .milliseconds(20))
         }
+        observer.invalidate()
         loop.run(mode: .default, until: Date())  // takes the last invalidations from the inbox
         loop.resetStatistics()
         loop.run(mode: .default, for: .seconds(1))
