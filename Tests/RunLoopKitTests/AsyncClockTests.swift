@@ -17,7 +17,7 @@ struct AsyncClockTests {
         let stopAt = clock.now + .seconds(3)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<1_000 {
-                group.addTask {
+                group.addTask(executorPreference: ThreadTaskExecutor.shared) {
                     try await clock.sleep(for: .milliseconds(Double(index) * 0.2))  // random-ish phases
                     while clock.now < stopAt {
                         let deadline = clock.now + .milliseconds(200)
@@ -29,6 +29,7 @@ struct AsyncClockTests {
                     }
                 }
             }
+            try await Task.sleep(for: .milliseconds(500))  // past the staggered, exact first sleeps
             let wakesBefore = thread.onLoop { thread.loop.statistics.wakeups }
             try await Task.sleep(for: .seconds(2))
             let wakes = thread.onLoop { thread.loop.statistics.wakeups } - wakesBefore

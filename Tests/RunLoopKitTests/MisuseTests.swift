@@ -2,50 +2,71 @@ import Foundation
 import RunLoopKit
 import Testing
 
-/// Programmer errors stop the program with a message naming the call.
+/// Programmer errors stop the program with a message naming the call, on standard error.
 @Suite("Misuse")
 struct MisuseTests {
     @Test("running a loop from another thread")
     func runOffThread() async {
-        await #expect(processExitsWith: .failure) {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let loop = EVRunLoop(clock: EVVirtualClock())
             let thread = Thread { loop.run(mode: .default, for: .seconds(1)) }
             thread.start()
             sleep(5)  // the loop's thread stops the process first
         }
+        #expect(standardError(result).contains("called off the loop's thread"))
     }
 
     @Test("adding an invalidated observer")
     func invalidatedObserver() async {
-        await #expect(processExitsWith: .failure) {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let observer = EVObserver(activities: .entry) { _, _ in }
             observer.invalidate()
             EVRunLoop(clock: EVVirtualClock()).add(observer, forMode: .default)
         }
+        #expect(standardError(result).contains("EVRunLoop.add(_:forMode:): observer  is invalidated"))
     }
 
     @Test("a NaN deadline")
     func nanDeadline() async {
-        await #expect(processExitsWith: .failure) {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             EVRunLoop(clock: EVVirtualClock()).run(mode: .default, until: Date(timeIntervalSince1970: .nan))
         }
+        #expect(standardError(result).contains("EVRunLoop.run(mode:until:returnAfterSourceHandled:): deadline is NaN"))
     }
 
     @Test("running the .common pseudo-mode")
     func runCommon() async {
-        await #expect(processExitsWith: .failure) {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             EVRunLoop(clock: EVVirtualClock()).run(mode: .common, for: .seconds(1))
         }
+        #expect(standardError(result).contains("EVRunLoop.run(mode:for:returnAfterSourceHandled:): .common is not a mode that can run"))
     }
 
     @Test("adding an observer to a second loop")
     func observerInTwoLoops() async {
-        await #expect(processExitsWith: .failure) {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let observer = EVObserver(activities: .entry) { _, _ in }
             let first = EVRunLoop(clock: EVVirtualClock())
             first.add(observer, forMode: .default)
             withExtendedLifetime(first) {
                 EVRunLoop(clock: EVVirtualClock()).add(observer, forMode: .default)
+            }
+        }
+        #expect(standardError(result).contains("belongs to another loop"))
+    }
+
+    @Test("the library checks misuse with a helper whose message survives -O, never with precondition")
+    func noPreconditionInSources() throws {
+        let sources = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/RunLoopKit")
+        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?
+            .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
+        #expect(!files.isEmpty)
+        for file in files {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            for word in ["precondition(", "preconditionFailure(", "assert(", "assertionFailure("] {
+                #expect(!text.contains(word), "\(file.lastPathComponent) uses \(word)")
             }
         }
     }

@@ -80,7 +80,10 @@ final class LibevBackend: Backend, @unchecked Sendable {
 
     deinit {
         for watcher in descriptors.values { watcher.stop(on: loop) }
-        for watcher in signals.values { watcher.stop(on: loop) }
+        for watcher in signals.values {
+            watcher.stop(on: loop)
+            SignalClaims.release(watcher.signal, for: ObjectIdentifier(self))
+        }
         deadline.stop(on: loop)
         wallClock.stop(on: loop)
         close(deadline.fd)
@@ -179,6 +182,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
         // A thread inherits its creator's signal mask, and libev leaves it alone: a signal
         // blocked in every thread (as in children of some process launchers) would never
         // arrive. The loop's thread is the one that asked for it, so it takes it.
+        SignalClaims.claim(signal, for: ObjectIdentifier(self))
         _ = clibev_unblock_signal(signal)
         let watcher = Watcher(signal: signal, token: token)
         watcher.start(on: loop, owner: self) { backend, token in
@@ -189,7 +193,9 @@ final class LibevBackend: Backend, @unchecked Sendable {
     }
 
     func unwatch(signal token: ObjectIdentifier) {
-        signals.removeValue(forKey: token)?.stop(on: loop)
+        guard let watcher = signals.removeValue(forKey: token) else { return }
+        watcher.stop(on: loop)
+        SignalClaims.release(watcher.signal, for: ObjectIdentifier(self))
     }
 
     /// Arms the realtime timerfd far in the future, only so that a clock set cancels it.
@@ -207,7 +213,7 @@ private final class Watcher {
     private let kind: Kind
     private let raw: UnsafeMutableRawPointer
     let fd: Int32
-    private let signal: Int32
+    let signal: Int32
     private let writing: Bool
     private let token: ObjectIdentifier?
     private var handler: Handler?

@@ -55,13 +55,13 @@ final class VirtualBackend: Backend {
     var watchesKernelEvents: Bool { false }
 
     func watch(fd: Int32, writing: Bool, token: ObjectIdentifier) {
-        preconditionFailure("descriptor sources need the real loop, not an EVVirtualClock loop")
+        misuse("descriptor sources need the real loop, not an EVVirtualClock loop")
     }
 
     func unwatch(fd token: ObjectIdentifier) {}
 
     func watch(signal: Int32, token: ObjectIdentifier) {
-        preconditionFailure("signal sources need the real loop, not an EVVirtualClock loop")
+        misuse("signal sources need the real loop, not an EVVirtualClock loop")
     }
 
     func unwatch(signal token: ObjectIdentifier) {}

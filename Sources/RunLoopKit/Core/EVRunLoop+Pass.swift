@@ -4,7 +4,7 @@ import Synchronization
 extension EVRunLoop {
     /// `CFRunLoopRunSpecific`: the empty-mode check, `entry`, the passes, `exit`.
     func runSpecific(mode: Mode, until deadline: RunDeadline, stopAfterSource: Bool, call: String) -> RunResult {
-        precondition(mode != .common, "EVRunLoop.\(call): .common is not a mode that can run; run a concrete mode")
+        require(mode != .common, "EVRunLoop.\(call): .common is not a mode that can run; run a concrete mode")
         drainInbox()
         guard let state = modes[mode], !isEmpty(state) else {
             trace?.record(.returned(.finished))

@@ -1,20 +1,16 @@
 /// Sources on the loop's thread: membership, descriptor arming per running mode, and
 /// firing (CF's `__CFRunLoopDoSources0`, and the source-1 branch of `__CFRunLoopRun`).
 extension EVRunLoop: BackendEvents {
+    /// The add itself, once ``add(_:forMode:)-(EVSource,_)`` made this loop the source's
+    /// own (an invalidate that comes later finds the loop and removes the source).
     func addOnLoopThread(_ source: EVSource, forMode mode: Mode) {
         guard source.isValid else { return }
-        precondition(source.loop == nil || source.loop === self,
-                     "EVRunLoop.add(_:forMode:): source \(source.label ?? "") belongs to another loop")
-        if source.loop == nil {
-            source.loop = self
-            if case .signal(let number) = source.kind {
-                watchedSources[ObjectIdentifier(source)] = source
-                backend.watch(signal: number, token: ObjectIdentifier(source))
-            }
+        let token = ObjectIdentifier(source)
+        if case .signal(let number) = source.kind, watchedSources[token] == nil {
+            watchedSources[token] = source
+            backend.watch(signal: number, token: token)
         }
-        if mode == .common, !commonSources.contains(where: { $0 === source }) {
-            commonSources.append(source)
-        }
+        if mode == .common { commonSources.insert(source) }
         for state in states(for: mode) { insert(source, into: state) }
         if let running = runStack.last { armDescriptors(for: running) }
     }
@@ -31,13 +27,14 @@ extension EVRunLoop: BackendEvents {
     }
 
     func removeEverywhere(_ source: EVSource) {
-        commonSources.removeAll { $0 === source }
+        commonSources.remove(source)
         for state in source.modes { state.remove(source) }
         source.modes.removeAll()
         let token = ObjectIdentifier(source)
-        if case .signal = source.kind { backend.unwatch(signal: token) }
+        if case .signal = source.kind, watchedSources[token] != nil { backend.unwatch(signal: token) }
         if armedDescriptors.remove(token) != nil { backend.unwatch(fd: token) }
         watchedSources[token] = nil
+        if !source.isValid { source.closeOwnedDescriptor() }
     }
 
     /// Watches exactly the descriptors of the mode about to run: a descriptor that becomes
@@ -49,8 +46,13 @@ extension EVRunLoop: BackendEvents {
             switch source.kind {
             case .readable(let fd), .writable(let fd):
                 let token = ObjectIdentifier(source)
-                wanted.insert(token)
                 if !armedDescriptors.contains(token) {
+                    // libev aborts on a closed descriptor; a reused number would watch a
+                    // stranger's file.
+                    if let failure = source.descriptorFailure() {
+                        fail(source, with: failure, in: state)
+                        continue
+                    }
                     if case .writable = source.kind {
                         backend.watch(fd: fd, writing: true, token: token)
                     } else {
@@ -58,6 +60,7 @@ extension EVRunLoop: BackendEvents {
                     }
                     watchedSources[token] = source
                 }
+                wanted.insert(token)
             case .manual, .signal:
                 continue
             }
@@ -108,6 +111,14 @@ extension EVRunLoop: BackendEvents {
         source.handler(source)
     }
 
+    /// A descriptor that cannot be watched: the source is invalidated with `error`, and its
+    /// handler is called once, in this mode's next blocks phase (before the loop sleeps).
+    private func fail(_ source: EVSource, with error: Error, in state: ModeState) {
+        source.error = error
+        source.invalidate()
+        blocks.append(QueuedBlock(modes: [state.mode], label: nil) { [weak self] in self?.fire(source) })
+    }
+
     // MARK: BackendEvents
 
     func descriptorReady(_ token: ObjectIdentifier) { watchedSources[token]?.isReady = true }
@@ -124,9 +135,13 @@ extension EVRunLoop: BackendEvents {
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopAddSource`.
     public func add(_ source: EVSource, forMode mode: Mode) {
-        precondition(source.isValid, "EVRunLoop.add(_:forMode:): source \(source.label ?? "") is invalidated")
-        precondition(source.isManual || backend.watchesKernelEvents,
-                     "EVRunLoop.add(_:forMode:): \(source.kind) sources need the real loop, not an EVVirtualClock loop")
+        require(source.isManual || backend.watchesKernelEvents,
+                "EVRunLoop.add(_:forMode:): \(source.kind) sources need the real loop, not an EVVirtualClock loop")
+        switch source.link.claim(for: self) {
+        case .claimed: break
+        case .invalidated: misuse("EVRunLoop.add(_:forMode:): source \(source.label ?? "") is invalidated")
+        case .otherLoop: misuse("EVRunLoop.add(_:forMode:): source \(source.label ?? "") belongs to another loop")
+        }
         if isOwnerThread {
             addOnLoopThread(source, forMode: mode)
         } else {
@@ -143,7 +158,7 @@ extension EVRunLoop: BackendEvents {
             enqueue { self.remove(source, forMode: mode) }
             return
         }
-        if mode == .common { commonSources.removeAll { $0 === source } }
+        if mode == .common { commonSources.remove(source) }
         for state in states(for: mode) { remove(source, from: state) }
         if let running = runStack.last { armDescriptors(for: running) }
     }
@@ -154,7 +169,7 @@ extension EVRunLoop: BackendEvents {
     /// The corresponding CFRunLoop function is `CFRunLoopContainsSource`.
     public func contains(_ source: EVSource, inMode mode: Mode) -> Bool {
         checkOwner("contains(_:inMode:)")
-        if mode == .common { return commonSources.contains { $0 === source } }
+        if mode == .common { return commonSources.contains(source) }
         return source.modes.contains { $0.mode == mode }
     }
 }

@@ -7,18 +7,14 @@ import Foundation
 /// Timers on the loop's thread: adding, rescheduling, firing (CF's `__CFRunLoopDoTimers`
 /// and `__CFRunLoopDoTimer`), and wall-clock re-alignment.
 extension EVRunLoop {
+    /// The add itself, once ``add(_:forMode:)-(EVTimer,_)`` made this loop the timer's own.
+    /// An invalidate that comes later (even during this call) finds the loop and removes the
+    /// timer; one that came first, while the add was in the inbox, makes this a no-op.
     func addOnLoopThread(_ timer: EVTimer, forMode mode: Mode) {
-        guard timer.isValid else { return }  // invalidated while the add was in the inbox
-        precondition(timer.loop == nil || timer.loop === self,
-                     "EVRunLoop.add(_:forMode:): timer \(timer.label ?? "") belongs to another loop")
-        if timer.loop == nil {
-            timer.loop = self
-            resolveStart(of: timer)
-            if timer.isAligned { alignedTimers[ObjectIdentifier(timer)] = timer }
-        }
-        if mode == .common, !commonTimers.contains(where: { $0 === timer }) {
-            commonTimers.append(timer)
-        }
+        guard timer.isValid else { return }
+        resolveStart(of: timer)
+        if timer.isAligned { alignedTimers[ObjectIdentifier(timer)] = timer }
+        if mode == .common { commonTimers.insert(timer) }
         for state in states(for: mode) { insert(timer, into: state) }
     }
 
@@ -36,7 +32,7 @@ extension EVRunLoop {
     }
 
     func removeEverywhere(_ timer: EVTimer) {
-        commonTimers.removeAll { $0 === timer }
+        commonTimers.remove(timer)
         alignedTimers[ObjectIdentifier(timer)] = nil
         for (state, node) in timer.nodes { state.timers.remove(node) }
         timer.nodes.removeAll()
@@ -52,7 +48,7 @@ extension EVRunLoop {
         let now = backend.now().nanoseconds
         switch timer.start {
         case .afterInterval(let nanos):
-            timer.fireNanos = timer.isAligned ? nextAlignedFire(of: timer) : now &+ nanos
+            timer.fireNanos = timer.isAligned ? nextAlignedFire(of: timer) : now.saturatingAdd(nanos)
         case .at(let date):
             timer.fireNanos = nanos(at: date)
         case .instant(let nanos):
@@ -129,8 +125,9 @@ extension EVRunLoop {
                 timer.fireNanos = next
             } else {
                 let interval = timer.intervalNanos
-                let next = scheduled &+ interval
-                timer.fireNanos = next > now ? next : scheduled + ((now - scheduled) / interval + 1) * interval
+                let next = scheduled.saturatingAdd(interval)
+                timer.fireNanos = next > now
+                    ? next : scheduled.saturatingAdd(((now - scheduled) / interval + 1).saturatingMultiply(interval))
             }
         }
         reschedule(timer)
@@ -148,7 +145,11 @@ extension EVRunLoop {
     /// The corresponding CFRunLoop function is `CFRunLoopAddTimer`
     /// (`RunLoop.add(_:forMode:)` in Foundation).
     public func add(_ timer: EVTimer, forMode mode: Mode) {
-        precondition(timer.isValid, "EVRunLoop.add(_:forMode:): timer \(timer.label ?? "") is invalidated")
+        switch timer.link.claim(for: self) {
+        case .claimed: break
+        case .invalidated: misuse("EVRunLoop.add(_:forMode:): timer \(timer.label ?? "") is invalidated")
+        case .otherLoop: misuse("EVRunLoop.add(_:forMode:): timer \(timer.label ?? "") belongs to another loop")
+        }
         if isOwnerThread {
             addOnLoopThread(timer, forMode: mode)
         } else {
@@ -178,7 +179,7 @@ extension EVRunLoop {
             enqueue { self.remove(timer, forMode: mode) }
             return
         }
-        if mode == .common { commonTimers.removeAll { $0 === timer } }
+        if mode == .common { commonTimers.remove(timer) }
         for state in states(for: mode) { remove(timer, from: state) }
     }
 
@@ -188,7 +189,7 @@ extension EVRunLoop {
     /// The corresponding CFRunLoop function is `CFRunLoopContainsTimer`.
     public func contains(_ timer: EVTimer, inMode mode: Mode) -> Bool {
         checkOwner("contains(_:inMode:)")
-        if mode == .common { return commonTimers.contains { $0 === timer } }
+        if mode == .common { return commonTimers.contains(timer) }
         return timer.nodes.contains { $0.state.mode == mode }
     }
 

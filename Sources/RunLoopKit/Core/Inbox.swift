@@ -11,4 +11,7 @@ struct QueuedBlock {
 struct Inbox {
     var blocks: [QueuedBlock] = []
     var tasks: [@Sendable () -> Void] = []
+    /// Set when the loop's thread exited: nothing handed over could ever run, so nothing
+    /// more is accepted.
+    var isClosed = false
 }

@@ -1,5 +1,8 @@
 /// Everything one mode of one loop holds: its observers, timers and sources.
 ///
+/// Adding and removing are O(1) (observers and sources) or O(log n) (timers); the ordered
+/// lists are rebuilt when first read after a change (see ``Members``).
+///
 /// The corresponding CF structure is `struct __CFRunLoopMode`.
 ///
 /// Its tables skip Swift's dynamic exclusivity checks: they are touched only on the loop's
@@ -7,64 +10,75 @@
 /// iterate a copy of `observers`; timer passes re-read the queue after each callout).
 final class ModeState {
     let mode: EVRunLoop.Mode
-    /// Observers sorted by `order`, equal orders in the order they were added.
-    @exclusivity(unchecked) private(set) var observers: [EVObserver] = []
+    @exclusivity(unchecked) private var observerSet = Members<EVObserver>()
     /// The union of the observers' activities: lets a notification with no listener cost
     /// one test (CF's `_observerMask`).
     @exclusivity(unchecked) private(set) var observerMask: UInt = 0
+    /// How many observers listen to each activity bit, to keep ``observerMask`` in O(1).
+    @exclusivity(unchecked) private var listeners = [Int](repeating: 0, count: UInt.bitWidth)
     /// The mode's timers, ordered by fire date, with the coalesced wake.
     @exclusivity(unchecked) var timers = TimerQueue()
-    /// Manual sources sorted by `order`, equal orders in the order they were added.
-    @exclusivity(unchecked) private(set) var manualSources: [EVSource] = []
-    /// Descriptor and signal sources.
-    @exclusivity(unchecked) private(set) var kernelSources: [EVSource] = []
+    @exclusivity(unchecked) private var manualSet = Members<EVSource>()
+    @exclusivity(unchecked) private var kernelSet = Members<EVSource>()
 
     init(mode: EVRunLoop.Mode) { self.mode = mode }
+
+    /// Observers sorted by `order`, equal orders in the order they were added.
+    var observers: [EVObserver] { observerSet.elements }
+    /// Manual sources sorted by `order`, equal orders in the order they were added.
+    var manualSources: [EVSource] { manualSet.elements }
+    /// Descriptor and signal sources, in the order they were added.
+    var kernelSources: [EVSource] { kernelSet.elements }
 
     /// True when the mode has nothing that can fire: no timers and no sources.
     /// Observers do not count, as in CF's `__CFRunLoopModeIsEmpty`.
     var hasNoTimersOrSources: Bool {
-        timers.isEmpty && manualSources.isEmpty && kernelSources.isEmpty
+        timers.isEmpty && manualSet.isEmpty && kernelSet.isEmpty
     }
 
     // MARK: Observers
 
-    func contains(_ observer: EVObserver) -> Bool { observers.contains { $0 === observer } }
+    func contains(_ observer: EVObserver) -> Bool { observerSet.contains(observer) }
 
     func insert(_ observer: EVObserver) {
-        guard !contains(observer) else { return }
-        let index = observers.lastIndex { $0.order <= observer.order }.map { $0 + 1 } ?? 0
-        observers.insert(observer, at: index)
-        observerMask |= observer.activities.rawValue
+        guard observerSet.insert(observer, order: observer.order) else { return }
+        count(observer.activities, by: 1)
     }
 
     func remove(_ observer: EVObserver) {
-        guard let index = observers.firstIndex(where: { $0 === observer }) else { return }
-        observers.remove(at: index)
-        observerMask = observers.reduce(0) { $0 | $1.activities.rawValue }
+        guard observerSet.remove(observer) else { return }
+        count(observer.activities, by: -1)
+    }
+
+    private func count(_ activities: EVRunLoop.Activity, by step: Int) {
+        var bits = activities.rawValue
+        while bits != 0 {
+            let bit = bits.trailingZeroBitCount
+            bits &= bits - 1
+            listeners[bit] += step
+            if listeners[bit] == 0 { observerMask &= ~(1 << bit) } else { observerMask |= 1 << bit }
+        }
     }
 
     // MARK: Sources
 
     func contains(_ source: EVSource) -> Bool {
-        (source.isManual ? manualSources : kernelSources).contains { $0 === source }
+        source.isManual ? manualSet.contains(source) : kernelSet.contains(source)
     }
 
     func insert(_ source: EVSource) {
-        guard !contains(source) else { return }
         if source.isManual {
-            let index = manualSources.lastIndex { $0.order <= source.order }.map { $0 + 1 } ?? 0
-            manualSources.insert(source, at: index)
+            manualSet.insert(source, order: source.order)
         } else {
-            kernelSources.append(source)
+            kernelSet.insert(source)
         }
     }
 
     func remove(_ source: EVSource) {
         if source.isManual {
-            manualSources.removeAll { $0 === source }
+            manualSet.remove(source)
         } else {
-            kernelSources.removeAll { $0 === source }
+            kernelSet.remove(source)
         }
     }
 }

@@ -1,15 +1,33 @@
 import Glibc
+import Synchronization
 
 /// The loops of one thread: the thread's own loop, created on first use, and the stack of
 /// loops running on it (so that `EVRunLoop.current` inside a callout is the loop that
 /// called it, virtual loops included).
 ///
+/// The record also gives the thread an identity that is never reused (``id``): a loop is
+/// owned by that id, not by a `pthread_t`, which the C library hands to a new thread as
+/// soon as the old one is joined.
+///
 /// The corresponding CF mechanism is `__CFRunLoops` plus the thread-specific slot that
 /// `CFRunLoopGetCurrent` reads.
 final class ThreadLoops {
+    /// This thread's identity: ``mainThreadID`` on the main thread, otherwise a number no
+    /// other thread of the process ever had.
+    let id: UInt64
     var own: EVRunLoop?
     /// Unretained: a loop is alive while it runs (its caller holds it).
     var running: [Unmanaged<EVRunLoop>] = []
+
+    /// The main thread's identity, known before the main thread first asks for it (so that
+    /// ``EVRunLoop/main`` can be created on any thread).
+    static let mainThreadID: UInt64 = 1
+    private static let lastID = Atomic<UInt64>(mainThreadID)
+
+    private init() {
+        id = pthread_equal(pthread_self(), LibevBackend.mainThread) != 0
+            ? Self.mainThreadID : Self.lastID.add(1, ordering: .relaxed).newValue
+    }
 
     /// This thread's record, created on first use and released when the thread exits.
     static var current: ThreadLoops {
@@ -21,12 +39,19 @@ final class ThreadLoops {
         return record
     }
 
+    /// The calling thread's identity.
+    static var currentID: UInt64 { current.id }
+
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
         let status = pthread_key_create(&key) { raw in
-            if let raw { Unmanaged<ThreadLoops>.fromOpaque(raw).release() }
+            guard let raw else { return }
+            let record = Unmanaged<ThreadLoops>.fromOpaque(raw).takeRetainedValue()
+            // Work queued to the loop from now on can never run: let it go, so that it
+            // does not keep the loop alive.
+            record.own?.ownerThreadExited()
         }
-        precondition(status == 0, "RunLoopKit: pthread_key_create failed (\(status))")
+        require(status == 0, "RunLoopKit: pthread_key_create failed (\(status))")
         return key
     }()
 }

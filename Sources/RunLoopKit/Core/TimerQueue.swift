@@ -236,8 +236,11 @@ struct NodeHeap {
         kind == .fire ? node.timer.fireNanos : node.timer.latestNanos
     }
 
+    /// Whether the wake ignores `entry`: its callout is on the stack, or it was invalidated
+    /// on another thread and its removal is still in the loop's inbox (the loop never wakes
+    /// for an invalid timer).
     private func isFiring(_ entry: Entry) -> Bool {
-        entry.node._withUnsafeGuaranteedRef { $0.timer.isFiring }
+        entry.node._withUnsafeGuaranteedRef { $0.timer.isFiring || !$0.timer.isValid }
     }
 
     private func indexOf(_ node: TimerNode) -> Int {

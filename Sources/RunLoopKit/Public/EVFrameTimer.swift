@@ -22,6 +22,11 @@ public final class EVFrameTimer: @unchecked Sendable {
     // the inner timer's callout on the loop's thread and read by the block it calls (or
     // after the run); `paused` is atomic; pausing and resuming run on the loop's thread;
     // `membership` and `target` are behind mutexes.
+    //
+    // Ownership: the loop keeps an added link alive through its timer (timer -> callout ->
+    // target -> link). The target holds the link only from the first add to
+    // ``invalidate()``, so a link never added is freed; the link refers to its loop weakly,
+    // so a link cannot keep a loop (whose thread exited) alive.
 
     /// Frames per second.
     public let framesPerSecond: Double
@@ -32,15 +37,20 @@ public final class EVFrameTimer: @unchecked Sendable {
     private let paused = Atomic<Bool>(false)
     /// The timer that drives the frames; it calls back through `target`.
     private let timer: EVTimer
-    /// The link as its timer sees it: set while valid, so that a loop keeps an added link
-    /// alive (as a run loop retains a CADisplayLink), cleared by ``invalidate()``.
+    /// The link as its timer sees it: set from the first add until ``invalidate()``, so that
+    /// a loop keeps an added link alive (as a run loop retains a CADisplayLink).
     private let target: FrameTarget
     private var frameNanos: Int64 = 0
     private var lastFrameNanos: Int64?
     private var dropped = 0
     private var delivered = 0
-    /// The loop and modes the link was added to, to re-add it on resume.
-    private let membership = Mutex<(loop: EVRunLoop?, modes: [EVRunLoop.Mode])>((nil, []))
+    /// The loop (weakly) and modes the link was added to, to re-add it on resume.
+    private let membership = Mutex(Membership())
+
+    private struct Membership {
+        weak var loop: EVRunLoop?
+        var modes: [EVRunLoop.Mode] = []
+    }
 
     /// Creates a display link that calls `block` once per frame.
     ///
@@ -54,8 +64,8 @@ public final class EVFrameTimer: @unchecked Sendable {
         framesPerSecond: Double = 60, label: String? = nil,
         block: @escaping @Sendable (EVFrameTimer) -> Void
     ) {
-        precondition(framesPerSecond.isFinite && framesPerSecond > 0,
-                     "EVFrameTimer(framesPerSecond:): framesPerSecond \(framesPerSecond) must be finite and greater than zero")
+        require(framesPerSecond.isFinite && framesPerSecond >= 1e-9 && framesPerSecond <= 1e9,
+                "EVFrameTimer(framesPerSecond:): framesPerSecond \(framesPerSecond) must be between 1e-9 and 1e9")
         self.framesPerSecond = framesPerSecond
         self.label = label
         self.block = block
@@ -67,7 +77,6 @@ public final class EVFrameTimer: @unchecked Sendable {
                         alignmentOffsetNanos: nil, label: label ?? "frame") { timer in
             target.link?.serveFrame(scheduled: timer.fireNanos)
         }
-        target.link = self
     }
 
     /// Called by the inner timer with its scheduled fire instant.
@@ -136,11 +145,12 @@ public final class EVFrameTimer: @unchecked Sendable {
     /// while paused.
     func attach(to loop: EVRunLoop, mode: EVRunLoop.Mode) -> EVTimer? {
         membership.withLock {
-            precondition($0.loop == nil || $0.loop === loop,
-                         "EVRunLoop.add(_:forMode:): frame timer \(label ?? "") belongs to another loop")
+            require($0.loop == nil || $0.loop === loop,
+                    "EVRunLoop.add(_:forMode:): frame timer \(label ?? "") belongs to another loop")
             $0.loop = loop
             if !$0.modes.contains(mode) { $0.modes.append(mode) }
         }
+        if isValid { target.link = self }
         return isPaused ? nil : timer
     }
 }
@@ -162,8 +172,8 @@ extension EVRunLoop {
     ///
     /// The corresponding Apple method is `CADisplayLink.add(to:forMode:)`.
     public func add(_ frameTimer: EVFrameTimer, forMode mode: Mode) {
-        precondition(frameTimer.isValid,
-                     "EVRunLoop.add(_:forMode:): frame timer \(frameTimer.label ?? "") is invalidated")
+        require(frameTimer.isValid,
+                "EVRunLoop.add(_:forMode:): frame timer \(frameTimer.label ?? "") is invalidated")
         if let timer = frameTimer.attach(to: self, mode: mode) { add(timer, forMode: mode) }
     }
 }

@@ -48,6 +48,7 @@ public final class EVObserver {
         label: String? = nil,
         callout: @escaping (EVObserver, EVRunLoop.Activity) -> Void
     ) {
+        require(!activities.isEmpty, "EVObserver(activities:): activities is empty; the observer would never be called")
         self.activities = activities
         self.repeats = repeats
         self.order = order

@@ -21,7 +21,7 @@ extension EVRunLoop {
     public func run(mode: Mode, until deadline: Date, returnAfterSourceHandled: Bool = false) -> RunResult {
         let call = "run(mode:until:returnAfterSourceHandled:)"
         checkOwner(call)
-        precondition(!deadline.timeIntervalSinceReferenceDate.isNaN, "EVRunLoop.\(call): deadline is NaN")
+        require(!deadline.timeIntervalSinceReferenceDate.isNaN, "EVRunLoop.\(call): deadline is NaN")
         return runSpecific(mode: mode, until: runDeadline(at: deadline), stopAfterSource: returnAfterSourceHandled,
                            call: call)
     }

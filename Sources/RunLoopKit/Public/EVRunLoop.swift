@@ -31,16 +31,17 @@ public final class EVRunLoop: @unchecked Sendable {
     // the rest is immutable, atomic, or guarded by `inbox`'s mutex.
 
     let backend: any Backend
-    private let owner: pthread_t
+    /// The owning thread's ``ThreadLoops/id``: never reused, unlike a `pthread_t`.
+    private let owner: UInt64
 
     // loop thread. The hottest of these skip Swift's dynamic exclusivity checks
     // (`@exclusivity(unchecked)`): they are touched only on the loop's thread, and no access
     // to them spans a callout, so accesses never overlap.
     var modes: [Mode: ModeState] = [:]
     var commonModeSet: Set<Mode> = [.default]
-    var commonObservers: [EVObserver] = []
-    var commonTimers: [EVTimer] = []
-    var commonSources: [EVSource] = []
+    var commonObservers = Members<EVObserver>()
+    var commonTimers = Members<EVTimer>()
+    var commonSources = Members<EVSource>()
     var alignedTimers: [ObjectIdentifier: EVTimer] = [:]
     @exclusivity(unchecked) var runStack: [ModeState] = []
     @exclusivity(unchecked) var blocks: [QueuedBlock] = []
@@ -67,18 +68,42 @@ public final class EVRunLoop: @unchecked Sendable {
     /// Records every activity and callout of this loop while set. Loop thread only.
     @exclusivity(unchecked) public var trace: Trace?
 
-    init(backend: any Backend, owner: pthread_t) {
+    init(backend: any Backend, owner: UInt64) {
         self.backend = backend
         self.owner = owner
         modes[.default] = ModeState(mode: .default)
     }
 
-    deinit {
-        // Timers and sources point back at the modes that hold them; break those cycles.
+    deinit { breakCycles() }
+
+    /// Timers and sources point back at the modes that hold them; breaks those cycles.
+    private func breakCycles() {
         for state in modes.values {
             for timer in state.timers.allTimers { timer.nodes.removeAll() }
             for source in state.manualSources + state.kernelSources { source.modes.removeAll() }
         }
+    }
+
+    /// Called on the owner thread as it exits (by ``ThreadLoops``): the loop can never run
+    /// again, so everything it holds is let go — queued work (which may capture the loop),
+    /// timers, sources (their descriptors and signals unwatched) and observers — and work
+    /// queued later is dropped. Otherwise a timer or block capturing the loop would keep it,
+    /// and its descriptors, alive forever. Timers and sources are not invalidated.
+    func ownerThreadExited() {
+        let dropped = inbox.withLock { inbox in
+            defer { inbox = Inbox(isClosed: true) }
+            return inbox
+        }
+        let queued = blocks
+        blocks = []
+        for source in Array(watchedSources.values) { removeEverywhere(source) }
+        breakCycles()
+        modes = [:]
+        commonObservers = Members()
+        commonTimers = Members()
+        commonSources = Members()
+        alignedTimers = [:]
+        withExtendedLifetime((dropped, queued)) {}  // released here, outside the lock
     }
 
     /// Creates a loop for the calling thread on a virtual clock, for deterministic tests.
@@ -86,7 +111,7 @@ public final class EVRunLoop: @unchecked Sendable {
     /// The loop is not the thread's ``current`` loop, except while it runs. Descriptor and
     /// signal sources need the real kernel and cannot be added to it.
     public convenience init(clock: EVVirtualClock) {
-        self.init(backend: VirtualBackend(clock: clock), owner: pthread_self())
+        self.init(backend: VirtualBackend(clock: clock), owner: ThreadLoops.currentID)
     }
 
     /// The loop of the calling thread, created on first use; inside a callout, the loop
@@ -97,8 +122,7 @@ public final class EVRunLoop: @unchecked Sendable {
         let thread = ThreadLoops.current
         if let running = thread.running.last { return running.takeUnretainedValue() }
         if let own = thread.own { return own }
-        let loop = pthread_equal(pthread_self(), LibevBackend.mainThread) != 0
-            ? main : makeLibevLoop(owner: pthread_self())
+        let loop = thread.id == ThreadLoops.mainThreadID ? main : makeLibevLoop(owner: thread.id)
         thread.own = loop
         return loop
     }
@@ -106,22 +130,22 @@ public final class EVRunLoop: @unchecked Sendable {
     /// The main thread's loop.
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopGetMain`.
-    public static let main: EVRunLoop = makeLibevLoop(owner: LibevBackend.mainThread)
+    public static let main: EVRunLoop = makeLibevLoop(owner: ThreadLoops.mainThreadID)
 
-    private static func makeLibevLoop(owner: pthread_t) -> EVRunLoop {
+    private static func makeLibevLoop(owner: UInt64) -> EVRunLoop {
         do {
             return EVRunLoop(backend: try LibevBackend(), owner: owner)
         } catch {
-            fatalError("EVRunLoop: cannot create the libev loop: \(error)")
+            misuse("EVRunLoop: cannot create the libev loop: \(error)")
         }
     }
 
     /// Whether the calling thread is the one this loop runs on.
-    var isOwnerThread: Bool { pthread_equal(pthread_self(), owner) != 0 }
+    var isOwnerThread: Bool { ThreadLoops.currentID == owner }
 
     func checkOwner(_ call: @autoclosure () -> String) {
-        precondition(isOwnerThread,
-                     "EVRunLoop.\(call()) called off the loop's thread; a loop runs only on the thread it belongs to")
+        require(isOwnerThread,
+                "EVRunLoop.\(call()) called off the loop's thread; a loop runs only on the thread it belongs to")
     }
 
     // MARK: Modes
@@ -158,12 +182,12 @@ public final class EVRunLoop: @unchecked Sendable {
     /// The corresponding CFRunLoop function is `CFRunLoopAddCommonMode`.
     public func addCommonMode(_ mode: Mode) {
         checkOwner("addCommonMode(_:)")
-        precondition(mode != .common, "EVRunLoop.addCommonMode(_:): .common cannot be made common")
+        require(mode != .common, "EVRunLoop.addCommonMode(_:): .common cannot be made common")
         guard commonModeSet.insert(mode).inserted else { return }
         let state = modeState(mode)
-        for observer in commonObservers { state.insert(observer) }
-        for timer in commonTimers { insert(timer, into: state) }
-        for source in commonSources { insert(source, into: state) }
+        for observer in commonObservers.elements { state.insert(observer) }
+        for timer in commonTimers.elements { insert(timer, into: state) }
+        for source in commonSources.elements { insert(source, into: state) }
     }
 
     /// The state of `mode`, created on first use.
@@ -187,14 +211,12 @@ public final class EVRunLoop: @unchecked Sendable {
     /// The corresponding CFRunLoop function is `CFRunLoopAddObserver`.
     public func add(_ observer: EVObserver, forMode mode: Mode) {
         checkOwner("add(_:forMode:)")
-        precondition(observer.isValid,
-                     "EVRunLoop.add(_:forMode:): observer \(observer.label ?? "") is invalidated")
-        precondition(observer.loop == nil || observer.loop === self,
-                     "EVRunLoop.add(_:forMode:): observer \(observer.label ?? "") belongs to another loop")
+        require(observer.isValid,
+                "EVRunLoop.add(_:forMode:): observer \(observer.label ?? "") is invalidated")
+        require(observer.loop == nil || observer.loop === self,
+                "EVRunLoop.add(_:forMode:): observer \(observer.label ?? "") belongs to another loop")
         observer.loop = self
-        if mode == .common, !commonObservers.contains(where: { $0 === observer }) {
-            commonObservers.append(observer)
-        }
+        if mode == .common { commonObservers.insert(observer) }
         for state in states(for: mode) { state.insert(observer) }
     }
 
@@ -204,7 +226,7 @@ public final class EVRunLoop: @unchecked Sendable {
     /// The corresponding CFRunLoop function is `CFRunLoopRemoveObserver`.
     public func remove(_ observer: EVObserver, forMode mode: Mode) {
         checkOwner("remove(_:forMode:)")
-        if mode == .common { commonObservers.removeAll { $0 === observer } }
+        if mode == .common { commonObservers.remove(observer) }
         for state in states(for: mode) { state.remove(observer) }
     }
 
@@ -213,12 +235,12 @@ public final class EVRunLoop: @unchecked Sendable {
     /// The corresponding CFRunLoop function is `CFRunLoopContainsObserver`.
     public func contains(_ observer: EVObserver, inMode mode: Mode) -> Bool {
         checkOwner("contains(_:inMode:)")
-        if mode == .common { return commonObservers.contains { $0 === observer } }
+        if mode == .common { return commonObservers.contains(observer) }
         return modes[mode]?.contains(observer) ?? false
     }
 
     func removeEverywhere(_ observer: EVObserver) {
-        commonObservers.removeAll { $0 === observer }
+        commonObservers.remove(observer)
         for state in modes.values { state.remove(observer) }
     }
 
@@ -266,39 +288,46 @@ public final class EVRunLoop: @unchecked Sendable {
         inModes modes: [Mode] = [.default], label: String? = nil,
         _ block: @escaping @Sendable () -> Void
     ) {
+        require(!modes.isEmpty, "EVRunLoop.perform(inModes:label:_:): modes is empty; the block would never run")
         let queued = QueuedBlock(modes: modes, label: label, body: block)
         if isOwnerThread {
             blocks.append(queued)
         } else {
-            inbox.withLock {
-                $0.blocks.append(queued)
+            let accepted = inbox.withLock { inbox in
+                guard !inbox.isClosed else { return false }
+                inbox.blocks.append(queued)
                 inboxPending.store(true, ordering: .releasing)
+                return true
             }
-            wakeUp()
+            if accepted { wakeUp() }
         }
     }
 
-    /// Runs `task` on the loop's thread at its next pass or before its next wait, waking it.
+    /// Runs `task` on the loop's thread at its next pass or before its next wait, waking it;
+    /// drops it if the loop's thread has exited.
     func enqueue(_ task: @escaping @Sendable () -> Void) {
-        pushTask(task)
-        wakeUp()
+        if pushTask(task) { wakeUp() }
     }
 
     /// Runs `task` on the loop's thread at its next pass or before its next wait; wakes the
     /// loop only if it is sleeping past `latest` (the end of a timer's tolerance), so a timer
-    /// that the coming wake serves anyway costs no extra wake.
+    /// that the coming wake serves anyway costs no extra wake. Drops it if the loop's thread
+    /// has exited.
     func enqueue(_ task: @escaping @Sendable () -> Void, wakingIfSleepingPast latest: Int64) {
-        pushTask(task)
+        guard pushTask(task) else { return }
         // Pairs with the fence in the pass's `planWait`: either the loop sees this task before
         // it sleeps, or this sees the wait it planned.
         atomicMemoryFence(ordering: .sequentiallyConsistent)
         if latest < plannedWake.load(ordering: .relaxed) { wakeUp() }
     }
 
-    private func pushTask(_ task: @escaping @Sendable () -> Void) {
-        inbox.withLock {
-            $0.tasks.append(task)
+    /// Hands `task` to the inbox; false if the loop's thread has exited.
+    private func pushTask(_ task: @escaping @Sendable () -> Void) -> Bool {
+        inbox.withLock { inbox in
+            guard !inbox.isClosed else { return false }
+            inbox.tasks.append(task)
             inboxPending.store(true, ordering: .releasing)
+            return true
         }
     }
 
@@ -307,7 +336,7 @@ public final class EVRunLoop: @unchecked Sendable {
         guard inboxPending.load(ordering: .acquiring) else { return }
         let taken = inbox.withLock { inbox in
             inboxPending.store(false, ordering: .relaxed)
-            defer { inbox = Inbox() }
+            defer { inbox = Inbox(isClosed: inbox.isClosed) }
             return inbox
         }
         blocks.append(contentsOf: taken.blocks)

@@ -9,17 +9,25 @@ import Synchronization
 ///   manual sources fire in ascending ``order`` before the loop waits.
 /// - File descriptor: fires after a wait in which the descriptor became ready; readiness is
 ///   level-triggered, so a handler that does not drain the descriptor is called again.
-///   Readiness is only watched while a mode holding the source runs.
+///   Readiness is only watched while a mode holding the source runs. Invalidate the source
+///   before closing its descriptor (or let the source close it: `closesDescriptor`). A
+///   descriptor found closed, or closed and its number reused by another file, when the
+///   loop starts watching it is never handed to libev: the source is invalidated and its
+///   handler called once with ``error`` set.
 /// - Signal: the handler runs on the loop's thread after the signal arrived, never inside
 ///   the signal handler. The signal is caught from ``EVRunLoop/add(_:forMode:)-(EVSource,_)``
 ///   until ``invalidate()``, whichever mode runs, and delivered when a mode holding it runs.
+///   Signals that arrive faster than the loop serves them coalesce: one callout may stand
+///   for several signals (the kernel itself keeps at most one pending instance of a
+///   standard signal). One signal can be caught by the sources of one loop only.
 ///
 /// The corresponding CFRunLoop type is `CFRunLoopSource` (version 0 for manual sources;
 /// CFFileDescriptor and dispatch signal sources for the others).
 public final class EVSource: @unchecked Sendable {
-    // Safe to share: `kind`, `order`, `label` and `handler` never change; `signalTime` and
-    // `valid` are atomic; `ready`, `loop` and the mode list are used only on the loop's
-    // thread (cross-thread calls go through the loop's inbox).
+    // Safe to share: `kind`, `order`, `label`, `handler` and the descriptor's identity never
+    // change; `signalTime` and `descriptorClosed` are atomic; `link` (validity and loop) locks
+    // itself; `isReady`, `error` and the mode list are used only on the loop's thread
+    // (cross-thread calls go through the loop's inbox).
 
     /// What a source waits for.
     public enum Kind: Sendable, Equatable {
@@ -43,20 +51,40 @@ public final class EVSource: @unchecked Sendable {
 
     /// When a manual source was signalled (monotonic ns, CF's `_signaledTime`); 0 when not.
     private let signalTime = Atomic<UInt64>(0)
-    private let valid = Atomic<Bool>(true)
+    /// Validity and the loop the source belongs to, changed together.
+    let link = LoopLink()
     /// Set by the backend during a wait; consumed when the source fires.
     var isReady = false
-    weak var loop: EVRunLoop?
+    /// The loop this source was added to.
+    var loop: EVRunLoop? { link.loop }
     var modes: [ModeState] = []
+    /// For a descriptor source: the file it was made for (device and inode), to notice
+    /// that its number now names another file.
+    private let descriptorIdentity: (device: UInt, inode: UInt)?
+    /// Whether ``invalidate()`` closes the descriptor.
+    private let closesDescriptor: Bool
+    private let descriptorClosed = Atomic<Bool>(false)
+
+    /// Why a descriptor source stopped: set (and the source invalidated) when its descriptor
+    /// was found closed, or reused by another file, as the loop went to watch it; the
+    /// handler is then called once so that it can see it. Nil otherwise. Loop thread only.
+    public internal(set) var error: EVRunLoop.Error?
 
     var isManual: Bool { kind == .manual }
 
-    private init(kind: Kind, order: Int, label: String?, handler: @escaping @Sendable (EVSource) -> Void) {
+    private init(
+        kind: Kind, order: Int, label: String?, descriptorIdentity: (device: UInt, inode: UInt)? = nil,
+        closesDescriptor: Bool = false, handler: @escaping @Sendable (EVSource) -> Void
+    ) {
         self.kind = kind
         self.order = order
         self.label = label
+        self.descriptorIdentity = descriptorIdentity
+        self.closesDescriptor = closesDescriptor
         self.handler = handler
     }
+
+    deinit { closeOwnedDescriptor() }
 
     /// Creates a manual source, fired after ``signal()``.
     ///
@@ -82,37 +110,90 @@ public final class EVSource: @unchecked Sendable {
 
     /// Creates a source that fires when `fileDescriptor` is ready to read or write.
     ///
-    /// - Throws: ``EVRunLoop/Error`` naming `fcntl` when the descriptor is not open.
+    /// Invalidate the source before closing the descriptor, or pass `closesDescriptor: true`
+    /// to let the source own it: ``invalidate()`` (or the source's release) then closes it,
+    /// after the loop stopped watching it.
+    ///
+    /// - Parameters:
+    ///   - fileDescriptor: an open descriptor.
+    ///   - readiness: what to wait for.
+    ///   - closesDescriptor: whether the source owns the descriptor and closes it.
+    ///   - label: a name for ``EVRunLoop/Trace``.
+    ///   - handler: the callout, given the source.
+    /// - Throws: ``EVRunLoop/Error`` naming `fstat` when the descriptor is not open.
     /// - Precondition: `fileDescriptor` is not negative.
     ///
-    /// The corresponding CF type is `CFFileDescriptor` (watched with libev's `ev_io`).
+    /// The corresponding CF type is `CFFileDescriptor` (watched with libev's `ev_io`);
+    /// `closesDescriptor` is `CFFileDescriptorCreate`'s `closeOnInvalidate`.
     public convenience init(
-        fileDescriptor: Int32, for readiness: Readiness = .read, label: String? = nil,
-        handler: @escaping @Sendable (EVSource) -> Void
+        fileDescriptor: Int32, for readiness: Readiness = .read, closesDescriptor: Bool = false,
+        label: String? = nil, handler: @escaping @Sendable (EVSource) -> Void
     ) throws(EVRunLoop.Error) {
-        precondition(fileDescriptor >= 0,
-                     "EVSource(fileDescriptor:): file descriptor \(fileDescriptor) is negative")
-        guard fcntl(fileDescriptor, F_GETFD) >= 0 else {
-            throw EVRunLoop.Error(call: "EVSource(fileDescriptor: \(fileDescriptor)): fcntl(F_GETFD)",
-                                  errno: errno)
+        require(fileDescriptor >= 0,
+                "EVSource(fileDescriptor:): file descriptor \(fileDescriptor) is negative")
+        guard let identity = Self.identity(of: fileDescriptor) else {
+            throw EVRunLoop.Error(call: "EVSource(fileDescriptor: \(fileDescriptor)): fstat", errno: errno)
         }
         let kind: Kind = readiness == .read
             ? .readable(fileDescriptor: fileDescriptor) : .writable(fileDescriptor: fileDescriptor)
-        self.init(kind: kind, order: 0, label: label, handler: handler)
+        self.init(kind: kind, order: 0, label: label, descriptorIdentity: identity,
+                  closesDescriptor: closesDescriptor, handler: handler)
+    }
+
+    /// The device and inode `fd` names, or nil (errno set) if it is not open.
+    private static func identity(of fd: Int32) -> (device: UInt, inode: UInt)? {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        return (UInt(info.st_dev), UInt(info.st_ino))
+    }
+
+    /// Why the loop must not watch this descriptor source's fd (closed, or its number now
+    /// names another file); nil when it may.
+    func descriptorFailure() -> EVRunLoop.Error? {
+        guard let fd = fileDescriptor, let expected = descriptorIdentity else { return nil }
+        guard let now = Self.identity(of: fd) else {
+            return EVRunLoop.Error(call: "EVSource(fileDescriptor: \(fd)): the descriptor was closed", errno: errno)
+        }
+        guard now == expected else {
+            return EVRunLoop.Error(
+                call: "EVSource(fileDescriptor: \(fd)): the descriptor was closed and its number reused", errno: EBADF)
+        }
+        return nil
+    }
+
+    /// The descriptor of a descriptor source.
+    var fileDescriptor: Int32? {
+        switch kind {
+        case .readable(let fd), .writable(let fd): fd
+        case .manual, .signal: nil
+        }
+    }
+
+    /// Closes the descriptor if the source owns it (once).
+    func closeOwnedDescriptor() {
+        guard closesDescriptor, let fd = fileDescriptor,
+              !descriptorClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        close(fd)
     }
 
     /// Creates a source that fires on the loop's thread after the POSIX signal `number`
-    /// arrives. Catching starts when the source is added and ends at ``invalidate()``, when
-    /// the signal's previous disposition is restored by libev.
+    /// arrives. Catching starts when the source is added and ends at ``invalidate()`` of the
+    /// loop's last source for that signal, when the disposition the signal had before is
+    /// restored. Signals arriving faster than the loop serves them coalesce into one
+    /// callout.
     ///
-    /// - Precondition: `number` is in `1...64`.
+    /// - Precondition: `number` is in `1...64` and can be caught: not `SIGKILL` or
+    ///   `SIGSTOP`, nor 32 or 33 (the C library's own). Adding the source stops the program
+    ///   with a message if another loop already catches the signal.
     ///
     /// The corresponding facility is a dispatch signal source (libev's `ev_signal`).
     public convenience init(
         signal number: Int32, label: String? = nil, handler: @escaping @Sendable (EVSource) -> Void
     ) {
-        precondition(number >= 1 && number <= 64,
-                     "EVSource(signal:): signal number \(number) is not in 1...64")
+        require(number >= 1 && number <= 64, "EVSource(signal:): signal number \(number) is not in 1...64")
+        require(number != SIGKILL && number != SIGSTOP && !(32...33).contains(number),
+                "EVSource(signal:): signal \(number) cannot be caught (SIGKILL and SIGSTOP never can; "
+                    + "32 and 33 belong to the C library's threads)")
         self.init(kind: .signal(number), order: 0, label: label, handler: handler)
     }
 
@@ -126,7 +207,7 @@ public final class EVSource: @unchecked Sendable {
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopSourceSignal`.
     public func signal() {
-        precondition(isManual, "EVSource.signal(): only manual sources can be signalled, not \(kind)")
+        require(isManual, "EVSource.signal(): only manual sources can be signalled, not \(kind)")
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let nanos = UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
@@ -147,15 +228,20 @@ public final class EVSource: @unchecked Sendable {
     /// Whether the source can still fire.
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopSourceIsValid`.
-    public var isValid: Bool { valid.load(ordering: .acquiring) }
+    public var isValid: Bool { link.isValid }
 
     /// Stops the source for good: removes it from every mode and stops watching its
-    /// descriptor or signal. Safe from any thread; calling it again does nothing.
+    /// descriptor (closing it, if the source owns it) or signal. Safe from any thread;
+    /// calling it again does nothing.
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopSourceInvalidate`.
     public func invalidate() {
-        guard valid.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        guard let loop else { return }
+        let (changed, loop) = link.invalidate()
+        guard changed else { return }
+        guard let loop else {
+            closeOwnedDescriptor()
+            return
+        }
         if loop.isOwnerThread {
             loop.removeEverywhere(self)
         } else {

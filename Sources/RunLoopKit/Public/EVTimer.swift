@@ -23,10 +23,11 @@ import Synchronization
 ///
 /// The corresponding CFRunLoop type is `CFRunLoopTimer` (`Timer` in Foundation).
 public final class EVTimer: @unchecked Sendable {
-    // Safe to share: the schedule (everything but `valid`, `block` and the constants) is
+    // Safe to share: the schedule (everything but `link`, `block` and the constants) is
     // read and written only on the thread of the loop the timer was added to, or on the
     // creating thread before it is added; calls from other threads are forwarded to the
-    // loop's inbox. `valid` is atomic, `block` and the constants never change.
+    // loop's inbox. `link` (validity and loop) locks itself; `block` and the constants
+    // never change.
 
     /// How the first fire date is given; resolved on the loop's clock when first added.
     enum Start {
@@ -48,18 +49,21 @@ public final class EVTimer: @unchecked Sendable {
     /// Tie-breaker for equal fire dates: creation order.
     let sequence: UInt64
 
-    private let valid = Atomic<Bool>(true)
+    /// Validity and the loop the timer belongs to, changed together (a timer serves one loop
+    /// only, as in CF).
+    let link = LoopLink()
     var start: Start
     // Loop thread only (see above); plain reads and writes that never span a callout.
     @exclusivity(unchecked) var fireNanos: Int64 = 0
     @exclusivity(unchecked) var toleranceNanos: Int64
-    var latestNanos: Int64 { fireNanos &+ toleranceNanos }
+    /// The end of the tolerance; a fire date at the end of the clock stays there ("never").
+    var latestNanos: Int64 { fireNanos.saturatingAdd(toleranceNanos) }
     @exclusivity(unchecked) var isFiring = false
     /// Whether ``fireDate`` was set during the timer's own callout: the date set is kept
     /// instead of the next interval (CF's `oldFireTSR < _fireTSR` test).
     @exclusivity(unchecked) var fireDateSetInCallout = false
-    /// The loop this timer was added to; a timer serves one loop only, as in CF.
-    weak var loop: EVRunLoop?
+    /// The loop this timer was added to.
+    var loop: EVRunLoop? { link.loop }
     /// One node per mode the timer is in.
     var nodes: [(state: ModeState, node: TimerNode)] = []
 
@@ -128,8 +132,8 @@ public final class EVTimer: @unchecked Sendable {
         block: @escaping @Sendable (EVTimer) -> Void
     ) {
         let call = "EVTimer(fireAt:)"
-        precondition(date.timeIntervalSince1970.isFinite,
-                     "\(call): fireAt \(date.timeIntervalSince1970) is not finite")
+        require(date.timeIntervalSince1970.isFinite,
+                "\(call): fireAt \(date.timeIntervalSince1970) is not finite")
         self.init(
             start: .at(date), intervalNanos: Self.checkedInterval(interval, repeats: repeats, call: call),
             repeats: repeats, toleranceNanos: Self.checkedTolerance(tolerance, call: call),
@@ -171,19 +175,20 @@ public final class EVTimer: @unchecked Sendable {
         label: String? = nil, block: @escaping @Sendable (EVTimer) -> Void
     ) {
         let call = "EVTimer(alignedTo:offset:)"
-        precondition(interval.isFinite && interval > 0,
-                     "\(call): interval \(interval) must be finite and greater than zero")
-        precondition(offset.isFinite && offset >= 0 && offset < interval,
-                     "\(call): offset \(offset) must be in [0, \(interval))")
+        require(interval.isFinite && interval >= 1e-9 && interval <= 1e9,
+                "\(call): interval \(interval) must be between 1e-9 and 1e9 seconds")
+        require(offset.isFinite && offset >= 0 && offset < interval,
+                "\(call): offset \(offset) must be in [0, \(interval))")
         self.init(
             start: .afterInterval(0), intervalNanos: Int64((interval * 1e9).rounded()), repeats: true,
             toleranceNanos: Self.checkedTolerance(tolerance, call: call),
             alignmentOffsetNanos: Int64((offset * 1e9).rounded()), label: label, block: block)
     }
 
+    /// Seconds to nanoseconds; beyond ±9e9 s (285 years) the interval is clamped there.
     private static func checkedInterval(_ interval: TimeInterval, repeats: Bool, call: String) -> Int64 {
-        precondition(interval.isFinite, "\(call): interval \(interval) is not finite")
-        return checkedInterval(nanos: Int64((min(interval, 9e9) * 1e9).rounded()), repeats: repeats)
+        require(interval.isFinite, "\(call): interval \(interval) is not finite")
+        return checkedInterval(nanos: Int64((min(max(interval, -9e9), 9e9) * 1e9).rounded()), repeats: repeats)
     }
 
     /// A non-positive repeating interval becomes 0.1 ms, Foundation's documented floor.
@@ -192,12 +197,13 @@ public final class EVTimer: @unchecked Sendable {
     }
 
     static func checkedTolerance(_ tolerance: TimeInterval, call: String) -> Int64 {
-        precondition(tolerance.isFinite, "\(call): tolerance \(tolerance) is not finite")
-        return checkedTolerance(nanos: Int64((min(tolerance, 9e9) * 1e9).rounded()), call: call)
+        require(tolerance.isFinite, "\(call): tolerance \(tolerance) is not finite")
+        require(tolerance >= 0, "\(call): tolerance \(tolerance) s is negative")
+        return Int64((min(tolerance, 9e9) * 1e9).rounded())
     }
 
     static func checkedTolerance(nanos: Int64, call: String) -> Int64 {
-        precondition(nanos >= 0, "\(call): tolerance \(Double(nanos) / 1e9) s is negative")
+        require(nanos >= 0, "\(call): tolerance \(Double(nanos) / 1e9) s is negative")
         return nanos
     }
 
@@ -252,8 +258,8 @@ public final class EVTimer: @unchecked Sendable {
             }
         }
         set {
-            precondition(newValue.timeIntervalSince1970.isFinite,
-                         "EVTimer.fireDate: \(newValue.timeIntervalSince1970) is not finite")
+            require(newValue.timeIntervalSince1970.isFinite,
+                    "EVTimer.fireDate: \(newValue.timeIntervalSince1970) is not finite")
             onLoopThread { timer in timer.move(to: .at(newValue)) }
         }
     }
@@ -313,15 +319,20 @@ public final class EVTimer: @unchecked Sendable {
     /// Whether the timer can still fire.
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopTimerIsValid`.
-    public var isValid: Bool { valid.load(ordering: .acquiring) }
+    public var isValid: Bool { link.isValid }
 
     /// Stops the timer for good and removes it from every mode. Safe from any thread;
     /// calling it again does nothing.
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopTimerInvalidate`.
     public func invalidate() {
-        guard valid.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        onLoopThread { timer in timer.loop?.removeEverywhere(timer) }
+        let (changed, loop) = link.invalidate()
+        guard changed, let loop else { return }
+        if loop.isOwnerThread {
+            loop.removeEverywhere(self)
+        } else {
+            loop.enqueue { loop.removeEverywhere(self) }
+        }
     }
 
     /// Runs the callout now, on the calling thread. A repeating timer keeps its schedule; a

@@ -39,11 +39,26 @@ public final class EVVirtualClock: Sendable {
 
     /// Creates a clock whose monotonic reading starts at `start` and whose wall clock
     /// starts at `wallStart` (default: 2026-01-01 00:00:00 UTC, on a whole second).
+    ///
+    /// - Precondition: `start` is in `0...1e18` ns (31 years of uptime, leaving the rest of
+    ///   `Int64` for deadlines), and `wallStart` within ±9e9 s of 1970.
     public init(
         start: EVRunLoop.Instant = EVRunLoop.Instant(nanoseconds: 1_000_000_000_000),
         wallStart: Date = Date(timeIntervalSince1970: 1_767_225_600)
     ) {
-        state = Mutex(State(now: start, wallOffset: wallStart.nanosecondsSince1970 - start.nanoseconds))
+        let call = "EVVirtualClock(start:wallStart:)"
+        require(start.nanoseconds >= 0 && start.nanoseconds <= 1_000_000_000_000_000_000,
+                "\(call): start \(start.nanoseconds) ns must be in 0...1000000000000000000")
+        let wallNanos = Self.checkedNanos(wallStart, call: call, name: "wallStart")
+        state = Mutex(State(now: start, wallOffset: wallNanos - start.nanoseconds))
+    }
+
+    /// `date` in nanoseconds since 1970, or a message naming `call` when it has none.
+    private static func checkedNanos(_ date: Date, call: String, name: String) -> Int64 {
+        let seconds = date.timeIntervalSince1970
+        require(seconds.isFinite && abs(seconds) <= 9e9,
+                "\(call): \(name) \(seconds) s since 1970 is not within ±9e9 s, the clock's range")
+        return date.nanosecondsSince1970
     }
 
     /// The current reading of the monotonic clock.
@@ -53,12 +68,12 @@ public final class EVVirtualClock: Sendable {
     public var wallNow: Date { Self.date(nanoseconds: wallNanos) }
 
     /// The wall clock in nanoseconds since 1970.
-    var wallNanos: Int64 { state.withLock { $0.now.nanoseconds + $0.wallOffset } }
+    var wallNanos: Int64 { state.withLock { $0.now.nanoseconds.saturatingAdd($0.wallOffset) } }
 
     /// Moves both clocks forward by `duration` (negative durations are a programmer error).
     /// Tasks sleeping on this clock until `now` or earlier resume, in deadline order.
     public func advance(by duration: Duration) {
-        precondition(duration >= .zero, "EVVirtualClock.advance(by:): duration \(duration) is negative")
+        require(duration >= .zero, "EVVirtualClock.advance(by:): duration \(duration) is negative")
         resume(state.withLock { state in
             state.now = state.now + duration
             return Self.takeDueSleepers(&state)
@@ -77,7 +92,7 @@ public final class EVVirtualClock: Sendable {
     /// Sets the wall clock to `date` without moving the monotonic clock, as `settimeofday`
     /// would; loops on this clock re-align their wall-clock timers at their next wake.
     public func setWallClock(to date: Date) {
-        let wallNanos = date.nanosecondsSince1970
+        let wallNanos = Self.checkedNanos(date, call: "EVVirtualClock.setWallClock(to:)", name: "date")
         state.withLock {
             $0.wallOffset = wallNanos - $0.now.nanoseconds
             $0.wallWasSet = true

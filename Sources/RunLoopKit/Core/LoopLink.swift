@@ -1,0 +1,50 @@
+import Synchronization
+
+/// Whether a timer or source is still valid, and the loop it belongs to: the two change
+/// together under one lock, so that an add and an invalidate on different threads are
+/// ordered (CF guards the same pair with the timer's or source's own lock).
+///
+/// - ``claim(for:)`` (in `add`, on the calling thread) checks validity and takes the loop
+///   at once: two adds to two loops cannot both succeed, and an invalidate either comes
+///   first (the add is refused) or sees the loop (and removes the timer from it).
+/// - ``invalidate()`` clears validity and reports the loop it saw.
+///
+/// ``isValid`` is also kept in an atomic, written only under the lock, so the loop's hot
+/// paths read it without locking.
+struct LoopLink: ~Copyable, Sendable {
+    /// The outcome of ``claim(for:)``.
+    enum Claim { case claimed, invalidated, otherLoop }
+
+    private let valid = Atomic<Bool>(true)
+    private let state = Mutex(LoopLinkState())
+
+    var isValid: Bool { valid.load(ordering: .acquiring) }
+
+    /// The loop this belongs to; nil before the first add (or once that loop is gone).
+    var loop: EVRunLoop? { state.withLock { $0.loop } }
+
+    /// Checks validity and makes `loop` the owner, unless another loop is.
+    func claim(for loop: EVRunLoop) -> Claim {
+        state.withLock { state in
+            guard valid.load(ordering: .relaxed) else { return .invalidated }
+            if let owner = state.loop, owner !== loop { return .otherLoop }
+            state.loop = loop
+            return .claimed
+        }
+    }
+
+    /// Marks it invalid. Returns false if it already was; otherwise true and the loop it
+    /// belongs to (nil if none), which must remove it.
+    func invalidate() -> (changed: Bool, loop: EVRunLoop?) {
+        state.withLock { state in
+            guard valid.exchange(false, ordering: .acquiringAndReleasing) else { return (false, nil) }
+            return (true, state.loop)
+        }
+    }
+}
+
+/// ``LoopLink``'s locked part (a top-level type: nested in the non-copyable struct, it
+/// crashes the Swift 6.3 compiler).
+struct LoopLinkState {
+    weak var loop: EVRunLoop?
+}

@@ -1,0 +1,223 @@
+import Foundation
+import Glibc
+import RunLoopKit
+import Synchronization
+import Testing
+
+/// Faults found under stress and bad input (issue 10, points 6–13), each checked in the
+/// test process. The ones that stop the process are in `FaultExitTests`.
+@Suite("Faults", .timeLimit(.minutes(1)))
+struct FaultTests {
+    /// Counts the loop's `beforeWaiting` notifications, for another thread to watch.
+    final class WaitCounter: Sendable {
+        let count = Atomic<Int>(0)
+
+        /// An observer that counts.
+        func observer() -> EVObserver {
+            EVObserver(activities: .beforeWaiting) { _, _ in self.count.add(1, ordering: .releasing) }
+        }
+
+        /// Spins until the loop's next `beforeWaiting` (at most `patience`): the loop is then
+        /// about to wait, not yet asleep, so a wake reaches it within microseconds.
+        func awaitNextWait(patience: Duration = .seconds(1)) {
+            let clock = ContinuousClock()
+            let until = clock.now + patience
+            let seen = count.load(ordering: .acquiring)
+            while count.load(ordering: .acquiring) == seen, clock.now < until {}
+        }
+    }
+
+    @Test("timers and sources added, then invalidated from another thread, never stay in the loop")
+    func addThenInvalidateFromAnotherThread() {
+        let (stale, idlePasses) = onFreshThread { () -> (Int, Int) in
+            let loop = EVRunLoop.current
+            let keepAlive = EVSource { _ in }
+            loop.add(keepAlive, forMode: .default)
+            let waits = WaitCounter()
+            let observer = waits.observer()
+            loop.add(observer, forMode: .default)
+            // Keeps the loop passing (and announcing its waits) every 0.1 ms.
+            let ticker = EVTimer(interval: .microseconds(100), repeats: true) { _ in }
+            loop.add(ticker, forMode: .default)
+            let made = Mutex<([EVTimer], [EVSource])>(([], []))
+            Thread.detachNewThread {
+                let clock = ContinuousClock()
+                for round in 0..<5_000 {
+                    // Add while the loop is about to sleep, so that its wait's drain takes the
+                    // add while this thread invalidates, after a delay that varies by round.
+                    waits.awaitNextWait()
+                    let timer = EVTimer(interval: 0, repeats: false) { _ in }
+                    let source = EVSource { _ in }
+                    loop.add(timer, forMode: .default)
+                    loop.add(source, forMode: .default)
+                    let until = clock.now + .nanoseconds(round % 60 * 500)
+                    while clock.now < until {}
+                    timer.invalidate()
+                    source.invalidate()
+                    made.withLock { $0.0.append(timer); $0.1.append(source) }
+                }
+                loop.perform { loop.stop() }
+            }
+            loop.run()
+            observer.invalidate()
+            ticker.invalidate()
+            loop.run(mode: .default, until: Date())  // takes anything still in the inbox
+            let (timers, sources) = made.withLock { $0 }
+            let stale = timers.filter { loop.contains($0, inMode: .default) }.count
+                + sources.filter { loop.contains($0, inMode: .default) }.count
+            loop.resetStatistics()
+            loop.run(mode: .default, for: .milliseconds(300))
+            keepAlive.invalidate()
+            return (stale, loop.statistics.passes)
+        }
+        #expect(stale == 0)
+        #expect(idlePasses < 10)
+    }
+
+    @Test("a tolerant timer parked at distantFuture never fires and does not spin the loop")
+    func distantFutureWithTolerance() {
+        let (fired, passes) = onFreshThread { () -> (Bool, Int) in
+            let loop = EVRunLoop.current
+            let fired = LoopBox(false)
+            let timer = EVTimer(interval: 1, repeats: true, tolerance: 0.1) { _ in fired.value = true }
+            loop.add(timer, forMode: .default)
+            timer.fireDate = .distantFuture
+            loop.resetStatistics()
+            loop.run(mode: .default, for: .milliseconds(300))
+            timer.invalidate()
+            return (fired.value, loop.statistics.passes)
+        }
+        #expect(!fired)
+        #expect(passes < 10)
+    }
+
+    @Test("an interval of Int64.max seconds, or an instant beyond the clock, means never")
+    func hugeIntervals() {
+        let clock = EVVirtualClock()
+        let loop = EVRunLoop(clock: clock)
+        let log = Recorder()
+        loop.add(EVTimer(interval: .seconds(Int64.max), repeats: false) { _ in log.append("once") },
+                 forMode: .default)
+        loop.add(EVTimer(interval: .seconds(Int64.max), repeats: true, tolerance: .seconds(1)) { _ in
+            log.append("repeating")
+        }, forMode: .default)
+        loop.add(EVTimer(fireAt: EVRunLoop.Instant(nanoseconds: .max), tolerance: .seconds(1)) { _ in
+            log.append("at max")
+        }, forMode: .default)
+        loop.add(EVTimer(interval: .seconds(1), repeats: false) { _ in log.append("marker") }, forMode: .default)
+        let result = loop.run(mode: .default, for: .seconds(10))
+        #expect(log.lines == ["marker"])
+        #expect(result == .timedOut)
+    }
+
+    @Test("a descriptor source whose fd was closed and reused reports the error instead of firing for the new file")
+    func reusedDescriptor() {
+        let outcome = onFreshThread { () -> String in
+            let loop = EVRunLoop.current
+            var first: [Int32] = [0, 0]
+            guard pipe(&first) == 0 else { return "pipe failed" }
+            let log = Recorder()
+            guard let source = try? EVSource(fileDescriptor: first[0], handler: { source in
+                log.append(source.error == nil ? "fired" : "error")
+            }) else { return "EVSource threw" }
+            loop.add(source, forMode: .default)
+            loop.add(EVTimer(interval: 60, repeats: false) { _ in }, forMode: .default)
+            loop.add(EVTimer(interval: 60, repeats: false) { _ in }, forMode: "other")
+            loop.run(mode: .default, for: .milliseconds(10))  // arms the descriptor
+            close(first[0])
+            close(first[1])
+            loop.run(mode: "other", for: .milliseconds(10))  // disarms it
+            var second: [Int32] = [0, 0]
+            guard pipe(&second) == 0 else { return "pipe failed" }
+            // The old number now names the new pipe (dup2, so that other tests opening files
+            // in parallel cannot take the number first).
+            guard dup2(second[0], first[0]) == first[0] else { return "dup2 failed" }
+            defer { close(first[0]); close(second[0]); close(second[1]) }
+            var byte = UInt8(ascii: "x")
+            _ = write(second[1], &byte, 1)
+            loop.run(mode: .default, for: .milliseconds(50))  // re-arms it
+            return log.lines.joined(separator: " ") + (source.isValid ? " valid" : " invalid")
+        }
+        #expect(outcome == "error invalid")
+    }
+
+    @Test("invalidating a signal source restores the signal's previous disposition")
+    func signalDispositionRestored() {
+        let restored = onFreshThread { () -> Bool in
+            let previous = signal(SIGWINCH, SIG_IGN)
+            defer { signal(SIGWINCH, previous) }
+            let loop = EVRunLoop.current
+            let source = EVSource(signal: SIGWINCH) { _ in }
+            loop.add(source, forMode: .default)
+            loop.run(mode: .default, for: .milliseconds(10))
+            source.invalidate()
+            var now = sigaction()
+            sigaction(SIGWINCH, nil, &now)
+            return unsafeBitCast(now.__sigaction_handler.sa_handler, to: Int.self)
+                == unsafeBitCast(SIG_IGN, to: Int.self)
+        }
+        #expect(restored)
+    }
+
+    @Test("a frame timer that was never added is freed")
+    func frameTimerNeverAdded() {
+        let link = WeakBox<EVFrameTimer>()
+        do {
+            let frameTimer = EVFrameTimer(framesPerSecond: 60) { _ in }
+            link.object = frameTimer
+        }
+        #expect(link.object == nil)
+    }
+
+    @Test("a frame timer left on the loop of a thread that exits does not keep that loop alive")
+    func frameTimerOnExitedThread() {
+        let loop = WeakBox<EVRunLoop>()
+        onJoinedThread {
+            let current = EVRunLoop.current
+            current.add(EVFrameTimer(framesPerSecond: 60) { _ in }, forMode: .default)
+            current.run(mode: .default, for: .milliseconds(20))
+            loop.object = current
+        }
+        #expect(loop.object == nil)
+    }
+
+    @Test("work queued to a loop whose thread has exited does not keep that loop alive")
+    func workForExitedThread() {
+        let weakLoop = WeakBox<EVRunLoop>()
+        do {
+            let loop = onJoinedThread { EVRunLoop.current }
+            loop.perform { _ = loop }
+            loop.add(EVTimer(interval: 1, repeats: false) { _ in }, forMode: .default)
+            loop.add(EVSource { _ in }, forMode: .default)
+            weakLoop.object = loop
+        }
+        #expect(weakLoop.object == nil)
+    }
+
+    @Test("adding and invalidating 100,000 common-mode timers, manual sources and observers finishes (O(log n) each)")
+    func manyRemovals() {
+        let count = 100_000
+        let left = onFreshThread { () -> Int in
+            let loop = EVRunLoop(clock: EVVirtualClock())
+            loop.addCommonMode("other")
+            let timers = (0..<count).map { _ in EVTimer(interval: 1, repeats: false) { _ in } }
+            let sources = (0..<count).map { _ in EVSource { _ in } }
+            let observers = (0..<count / 2).map { _ in EVObserver(activities: .entry) { _, _ in } }
+            for timer in timers { loop.add(timer, forMode: .common) }
+            for source in sources { loop.add(source, forMode: .common) }
+            for observer in observers { loop.add(observer, forMode: .common) }
+            for timer in timers { timer.invalidate() }
+            for observer in observers { observer.invalidate() }
+            let done = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                for source in sources { source.invalidate() }
+                done.signal()
+            }
+            done.wait()
+            loop.run(mode: .default, until: Date())
+            return timers.filter { loop.contains($0, inMode: .common) }.count
+                + sources.filter { loop.contains($0, inMode: .common) }.count
+        }
+        #expect(left == 0)
+    }
+}
