@@ -152,6 +152,18 @@ let package = Package(
             dependencies: ["RunLoopKit"],
             path: "Examples/precision-probe"
         ),
+        // Main-loop scenarios (libdispatch's main queue, the main actor) on the real main
+        // thread, run by MainThreadTests on EVRunLoop.main and on CFRunLoop's main loop.
+        .executableTarget(
+            name: "main-queue-probe",
+            dependencies: ["RunLoopKit"],
+            path: "Tests/MainQueueProbe"
+        ),
+        .testTarget(
+            name: "MainThreadTests",
+            // The probe too, so that the tests find it built next to them.
+            dependencies: ["main-queue-probe", "ExampleTesting"]
+        ),
         .testTarget(
             name: "RunLoopKitTests",
             dependencies: [

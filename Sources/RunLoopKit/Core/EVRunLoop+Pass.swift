@@ -44,6 +44,7 @@ extension EVRunLoop {
             polling ? backend.now().nanoseconds
             : seconds >= 9e9 ? .max  // beyond ~285 years: no deadline (CF's TIMER_INTERVAL_LIMIT)
             : (backend.now() + .seconds(exactly: seconds)).nanoseconds
+        var mainQueuePort = mainQueuePort(for: state.mode)  // CF's dispatchPort
 
         while true {
             stats.passes += 1
@@ -54,14 +55,17 @@ extension EVRunLoop {
             var handled = fireManualSources(state, stopAfterSource: stopAfterSource)
             if handled { runBlocks(state) }
 
-            let poll = handled || polling
+            // CF's fairness: a main queue not serviced last pass is read before sleeping.
+            let mainQueueFirst = mainQueueBeforeWaiting(&mainQueuePort)
+            let poll = handled || polling || mainQueueFirst
             if !poll { notify(.beforeWaiting, state) }
-            wait(in: state, until: deadline, polling: poll)
+            if !mainQueueFirst { wait(in: state, until: deadline, polling: poll) }
             markWake()
             if !poll { notify(.afterWaiting, state) }
 
             if wallClockWasSet { realignTimers() }
             fireDueTimers(state)
+            if serviceMainQueue(&mainQueuePort, polled: mainQueueFirst) { handled = true }
             if fireKernelSources(state, stopAfterSource: stopAfterSource) { handled = true }
             runBlocks(state)
 
@@ -92,9 +96,11 @@ extension EVRunLoop {
         stopRequested.load(ordering: .relaxed) && stopRequested.exchange(false, ordering: .acquiringAndReleasing)
     }
 
-    /// CF's `__CFRunLoopModeIsEmpty`: no timers, no sources, and no block queued for the mode.
+    /// CF's `__CFRunLoopModeIsEmpty`: no timers, no sources, no block queued for the mode,
+    /// and not a mode in which the main loop services libdispatch's main queue.
     func isEmpty(_ state: ModeState) -> Bool {
         state.hasNoTimersOrSources && !blocks.contains { runs($0, in: state.mode) }
+            && !servesMainQueue(state.mode)
     }
 
     // MARK: Observers

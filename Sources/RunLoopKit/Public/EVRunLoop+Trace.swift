@@ -26,10 +26,13 @@ extension EVRunLoop {
             case source(String)
             /// A block queued with ``EVRunLoop/perform(inModes:label:_:)`` ran.
             case block(String)
+            /// The main loop ran libdispatch's main queue (`DispatchQueue.main`, the main actor).
+            case mainQueue
             /// A run returned.
             case returned(RunResult)
 
-            /// `entry`, `o1@beforeWaiting`, `timer(t)`, `source(s)`, `block(b)`, `return(timedOut)`.
+            /// `entry`, `o1@beforeWaiting`, `timer(t)`, `source(s)`, `block(b)`, `mainQueue`,
+            /// `return(timedOut)`.
             public var description: String {
                 switch self {
                 case .activity(let activity): "\(activity)"
@@ -37,6 +40,7 @@ extension EVRunLoop {
                 case .timer(let label): "timer(\(label))"
                 case .source(let label): "source(\(label))"
                 case .block(let label): "block(\(label))"
+                case .mainQueue: "mainQueue"
                 case .returned(let result): "return(\(result))"
                 }
             }

@@ -32,6 +32,8 @@ public final class EVRunLoop: @unchecked Sendable {
 
     let backend: any Backend
     private let owner: pthread_t
+    /// Whether this is ``main``, the one loop that services libdispatch's main queue.
+    let isMainLoop: Bool
 
     // loop thread. The hottest of these skip Swift's dynamic exclusivity checks
     // (`@exclusivity(unchecked)`): they are touched only on the loop's thread, and no access
@@ -50,6 +52,8 @@ public final class EVRunLoop: @unchecked Sendable {
     @exclusivity(unchecked) var lastWakeDate: Date?
     @exclusivity(unchecked) var lastWakeInstant: Instant?
     @exclusivity(unchecked) var stats = Statistics()
+    /// libdispatch's main queue as this loop services it (``main`` only).
+    var mainQueue = MainQueueState()
 
     // any thread
     let inbox = Mutex(Inbox())
@@ -61,9 +65,10 @@ public final class EVRunLoop: @unchecked Sendable {
     /// Records every activity and callout of this loop while set. Loop thread only.
     @exclusivity(unchecked) public var trace: Trace?
 
-    init(backend: any Backend, owner: pthread_t) {
+    init(backend: any Backend, owner: pthread_t, isMainLoop: Bool = false) {
         self.backend = backend
         self.owner = owner
+        self.isMainLoop = isMainLoop
         modes[.default] = ModeState(mode: .default)
     }
 
@@ -97,14 +102,18 @@ public final class EVRunLoop: @unchecked Sendable {
         return loop
     }
 
-    /// The main thread's loop.
+    /// The main thread's loop. Run on the main thread in a common mode, it also services
+    /// libdispatch's main queue, as CFRunLoop does: `DispatchQueue.main`, `@MainActor` tasks
+    /// and `MainActor.run` then work under ``run(mode:for:returnAfterSourceHandled:)``.
+    /// Run it from a synchronous `main`: an `async` main ends in `dispatchMain()`, which
+    /// exits the main thread.
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopGetMain`.
-    public static let main: EVRunLoop = makeLibevLoop(owner: LibevBackend.mainThread)
+    public static let main: EVRunLoop = makeLibevLoop(owner: LibevBackend.mainThread, isMainLoop: true)
 
-    private static func makeLibevLoop(owner: pthread_t) -> EVRunLoop {
+    private static func makeLibevLoop(owner: pthread_t, isMainLoop: Bool = false) -> EVRunLoop {
         do {
-            return EVRunLoop(backend: try LibevBackend(), owner: owner)
+            return EVRunLoop(backend: try LibevBackend(), owner: owner, isMainLoop: isMainLoop)
         } catch {
             fatalError("EVRunLoop: cannot create the libev loop: \(error)")
         }
@@ -137,8 +146,8 @@ public final class EVRunLoop: @unchecked Sendable {
         return commonModeSet
     }
 
-    /// Every mode that exists on this loop (created by adding to it, running it, or making
-    /// it common).
+    /// Every mode that exists on this loop (created by adding to it, or by making it common
+    /// while ``Mode/common`` holds items).
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopCopyAllModes`.
     public var allModes: Set<Mode> {
@@ -147,13 +156,15 @@ public final class EVRunLoop: @unchecked Sendable {
     }
 
     /// Makes `mode` common: every observer, timer and source added to ``Mode/common`` is
-    /// added to it, now and later.
+    /// added to it, now and later. As in CF, this creates the mode only when there are such
+    /// items to add.
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopAddCommonMode`.
     public func addCommonMode(_ mode: Mode) {
         checkOwner("addCommonMode(_:)")
         precondition(mode != .common, "EVRunLoop.addCommonMode(_:): .common cannot be made common")
-        guard commonModeSet.insert(mode).inserted else { return }
+        guard commonModeSet.insert(mode).inserted,
+              !(commonObservers.isEmpty && commonTimers.isEmpty && commonSources.isEmpty) else { return }
         let state = modeState(mode)
         for observer in commonObservers { state.insert(observer) }
         for timer in commonTimers { insert(timer, into: state) }
