@@ -59,7 +59,7 @@ extension EVRunLoop {
             let mainQueueFirst = mainQueueBeforeWaiting(&mainQueuePort)
             let poll = handled || polling || mainQueueFirst
             if !poll { notify(.beforeWaiting, state) }
-            if !mainQueueFirst { wait(in: state, until: deadline, polling: poll) }
+            if !mainQueueFirst { wait(in: state, until: deadline, polling: poll || hasRunnableJobs(state)) }
             markWake()
             if !poll { notify(.afterWaiting, state) }
 
@@ -100,7 +100,7 @@ extension EVRunLoop {
     /// and not a mode in which the main loop services libdispatch's main queue.
     func isEmpty(_ state: ModeState) -> Bool {
         state.hasNoTimersOrSources && !blocks.contains { runs($0, in: state.mode) }
-            && !servesMainQueue(state.mode)
+            && !servesMainQueue(state.mode) && !hasRunnableJobs(state)
     }
 
     // MARK: Observers
@@ -127,10 +127,15 @@ extension EVRunLoop {
         block.modes.contains(mode) || (block.modes.contains(.common) && commonModeSet.contains(mode))
     }
 
-    /// CF's `__CFRunLoopDoBlocks`: runs the queued blocks of this mode, in order. Blocks
-    /// queued meanwhile wait for a later pass; blocks of other modes stay queued.
+    /// CF's `__CFRunLoopDoBlocks`: runs the queued blocks of this mode, in order, then the
+    /// executor's jobs (``runJobs(_:)``). Blocks queued meanwhile wait for a later pass;
+    /// blocks of other modes stay queued.
     func runBlocks(_ state: ModeState) {
-        guard !blocks.isEmpty else { return }
+        if !blocks.isEmpty { runQueuedBlocks(state) }
+        if !jobs.isEmpty { runJobs(state) }
+    }
+
+    private func runQueuedBlocks(_ state: ModeState) {
         let queued = blocks
         blocks = []
         var kept: [QueuedBlock] = []

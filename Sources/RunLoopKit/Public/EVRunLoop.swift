@@ -54,6 +54,10 @@ public final class EVRunLoop: @unchecked Sendable {
     @exclusivity(unchecked) var stats = Statistics()
     /// libdispatch's main queue as this loop services it (``main`` only).
     var mainQueue = MainQueueState()
+    /// Jobs of the loop's executor waiting to run, the batch running, and whether one runs.
+    @exclusivity(unchecked) var jobs: [UnownedJob] = []
+    @exclusivity(unchecked) var runningJobs: [UnownedJob] = []
+    var isRunningJobs = false
 
     // any thread
     let inbox = Mutex(Inbox())
@@ -91,7 +95,12 @@ public final class EVRunLoop: @unchecked Sendable {
     /// The loop of the calling thread, created on first use; inside a callout, the loop
     /// running it.
     ///
+    /// Unavailable in async code: a task runs on whichever thread the executor picks, whose
+    /// loop nobody runs. Use ``main`` (serviced with the main actor), or a loop you run on a
+    /// thread of your own, pinning actors to it or preferring it as a task executor.
+    ///
     /// The corresponding CFRunLoop function is `CFRunLoopGetCurrent`.
+    @available(*, noasync, message: "a task's thread is the executor's choice and nobody runs its loop; use EVRunLoop.main, or a loop you run on your own thread as an actor's or task's executor")
     public static var current: EVRunLoop {
         let thread = ThreadLoops.current
         if let running = thread.running.last { return running.takeUnretainedValue() }
@@ -291,6 +300,7 @@ public final class EVRunLoop: @unchecked Sendable {
             return inbox
         }
         blocks.append(contentsOf: taken.blocks)
+        jobs.append(contentsOf: taken.jobs)
         for task in taken.tasks { task() }
     }
 

@@ -1,0 +1,26 @@
+/// Running the jobs of the loop's executor (``EVRunLoop/enqueue(_:)-(ExecutorJob)``).
+extension EVRunLoop {
+    /// Whether a run of `state` runs jobs now and has some waiting: the mode is common and
+    /// no job is on the stack.
+    func hasRunnableJobs(_ state: ModeState) -> Bool {
+        !jobs.isEmpty && !isRunningJobs && commonModeSet.contains(state.mode)
+    }
+
+    /// Runs the jobs queued so far, in order; jobs they queue wait for the next point of the
+    /// pass that runs jobs. Each job runs isolated to the loop and with the loop as its task
+    /// executor. No allocation per job: the two queues swap and keep their capacity.
+    func runJobs(_ state: ModeState) {
+        guard hasRunnableJobs(state) else { return }
+        isRunningJobs = true
+        defer { isRunningJobs = false }
+        swap(&jobs, &runningJobs)
+        let serial = asUnownedSerialExecutor()
+        let task = asUnownedTaskExecutor()
+        for job in runningJobs {
+            stats.jobsRun += 1
+            trace?.record(.job)
+            job.runSynchronously(isolatedTo: serial, taskExecutor: task)
+        }
+        runningJobs.removeAll(keepingCapacity: true)
+    }
+}
