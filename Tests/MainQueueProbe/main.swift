@@ -167,7 +167,30 @@ let scenarios: [String: @Sendable (any MainLoop) -> Void] = [
     },
 ]
 
+/// A model on the main actor, driven by a timer of the main loop.
+@MainActor final class Model {
+    var ticks = 0
+
+    func start(on loop: EVRunLoop) {
+        let timer = EVTimer(interval: 0.01, repeats: true, block: EVRunLoop.isolated { timer in
+            self.ticks += 1  // main-actor state, in a callout of EVRunLoop.main
+            if self.ticks == 3 {
+                timer.invalidate()
+                Task { @MainActor in log("ticks \(self.ticks) main=\(onMainThread())") }
+            }
+        })
+        loop.add(timer, forMode: .common)
+    }
+}
+
 let arguments = CommandLine.arguments.dropFirst()
+if arguments == ["isolated", "ev"] {
+    // A main-actor model whose timer callout uses its state: ticks, then a main-actor task.
+    Model().start(on: .main)
+    EVRunLoop.main.run(mode: .default, for: .seconds(0.5))
+    for line in events.withLock({ $0 }) { print(line) }
+    exit(0)
+}
 guard arguments.count == 2, let scenario = scenarios[arguments.first!],
       let loop: any MainLoop = ["ev": EVMainLoop(), "cf": CFMainLoop()][arguments.last!]
 else {

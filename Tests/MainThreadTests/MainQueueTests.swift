@@ -40,4 +40,8 @@ import Testing
         let reference = try Self.log("concurrency", on: "cf")
         #expect(Set(ours) == Set(reference))
     }
+
+    @Test func aMainActorModelUsesItsStateInTimerCalloutsOfTheMainLoop() throws {
+        #expect(try Self.log("isolated", on: "ev") == ["ticks 3 main=true"])
+    }
 }

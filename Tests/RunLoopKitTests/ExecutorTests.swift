@@ -43,16 +43,17 @@ actor Ticker {
 
     /// Adds a timer whose callout counts ticks in the actor's state.
     func start() {
-        let timer = EVTimer(interval: 0.005, repeats: true, label: "tick") { _ in
-            self.assumeIsolated { ticker in
-                ticker.ticks += 1
-                ticker.tickThreads.insert(pthread_self())
-            }
-        }
+        let timer = EVTimer(interval: 0.005, repeats: true, label: "tick", block: EVRunLoop.isolated { _ in
+            self.ticks += 1
+            self.tickThreads.insert(pthread_self())
+        })
         loop.add(timer, forMode: .default)
     }
 
     func thread() -> pthread_t { pthread_self() }
+
+    /// A callout that uses the actor's state.
+    func makeCallout() -> @Sendable () -> Void { EVRunLoop.isolated { self.ticks += 1 } }
 }
 
 @Suite("Executors")
@@ -119,6 +120,38 @@ struct ExecutorTests {
             "entry", "beforeTimers", "beforeSources", "job", "beforeWaiting", "afterWaiting",
             "exit", "return(timedOut)",
         ])
+    }
+
+    @Test("a callout made isolated to an actor stops the program when called outside it")
+    func isolatedCalloutOffActor() async {
+        await #expect(processExitsWith: .failure) {
+            let owner = LoopThread.start()
+            let callout = await Ticker(loop: owner.loop).makeCallout()
+            callout()  // here, not on the loop's thread
+        }
+    }
+
+    @Test("a callout made by nonisolated code stops the program when called on another thread")
+    func isolatedCalloutOffThread() async {
+        await #expect(processExitsWith: .failure) {
+            let callout = EVRunLoop.isolated {}
+            Thread.detachNewThread { callout() }
+            sleep(10)  // the other thread stops the process first
+        }
+    }
+
+    @Test("a callout made by nonisolated code runs on the thread that made it")
+    func isolatedCalloutOnItsThread() {
+        let ran = onFreshThread { () -> Int in
+            let loop = EVRunLoop(clock: EVVirtualClock())
+            var count = 0  // not Sendable-captured: the callout stays on this thread
+            loop.add(EVTimer(interval: 1, repeats: false, block: EVRunLoop.isolated { _ in count += 1 }),
+                     forMode: .default)
+            loop.perform(EVRunLoop.isolated { count += 10 })
+            loop.run(mode: .default, for: .seconds(5))
+            return count
+        }
+        #expect(ran == 11)
     }
 
     @Test("checkIsolated() off the loop's thread stops the program")
