@@ -9,9 +9,9 @@ import RunLoopKit
 ///
 /// All dates come from a `clock` closure and slow work from a `work` closure, so tests
 /// drive a session on an `EVVirtualClock` loop.
-public final class WakeDateSession: @unchecked Sendable {
-    // Safe to share: every mutable member is touched only on the loop thread (the timer and
-    // block callouts, and the code that starts, runs and finishes the loop there).
+public final class WakeDateSession {
+    // Not Sendable: it lives on its loop's thread. Its callouts reach it through
+    // `EVRunLoop.isolated`, which checks that they run there.
 
     /// Spends the given time, simulating a slow callout.
     public typealias Work = @Sendable (Duration) -> Void
@@ -62,13 +62,13 @@ public final class WakeDateSession: @unchecked Sendable {
     public func start() {
         for row in 1...configuration.timers {
             let timer = EVTimer(interval: configuration.interval, repeats: true, tolerance: 0.01,
-                                label: "row \(row)") { [self] _ in rowFired(row) }
+                                label: "row \(row)", block: EVRunLoop.isolated { [self] _ in rowFired(row) })
             rows.append(timer)
             loop.add(timer, forMode: .default)
         }
-        let modal = EVTimer(interval: 0.01, repeats: true, label: "modal") { [self] _ in
+        let modal = EVTimer(interval: 0.01, repeats: true, label: "modal", block: EVRunLoop.isolated { [self] _ in
             nestedReadings.append(read("modal"))
-        }
+        })
         modalTimer = modal
         loop.add(modal, forMode: Self.modal)
     }
@@ -99,7 +99,7 @@ public final class WakeDateSession: @unchecked Sendable {
         if row == 1 {
             let index = passes.count
             passes.append(PassRecord(index: index, isSlow: configuration.slowMilliseconds > 0 && index % 2 == 1))
-            loop.perform(inModes: [.default], label: "block") { [self] in blockRan() }
+            loop.perform(inModes: [.default], label: "block", EVRunLoop.isolated { [self] in blockRan() })
         }
         passes[passes.count - 1].readings.append(read("row \(row)"))
         if row == 2, passes[passes.count - 1].isSlow {
