@@ -12,7 +12,15 @@
 import CoreFoundation
 import Foundation
 import RunLoopKit
+#if compiler(>=6.3)
+@_spi(Experimental) import RunLoopKitExperimental
+#endif
 import Synchronization
+
+#if compiler(>=6.3)
+// First thing, before any task or actor: the experimental main-actor executor, on request.
+if CommandLine.arguments.dropFirst().first == "main-executor" { EVRunLoop.installAsMainActorExecutor() }
+#endif
 
 /// The events of the scenario, in order; callouts of both loops append to it.
 let events = Mutex<[String]>([])
@@ -184,6 +192,20 @@ let scenarios: [String: @Sendable (any MainLoop) -> Void] = [
 }
 
 let arguments = CommandLine.arguments.dropFirst()
+if arguments == ["main-executor", "ev"] {
+    // EVRunLoop.main is the main actor's executor: main-actor work is a job of the loop.
+    let trace = EVRunLoop.Trace()
+    EVRunLoop.main.trace = trace
+    Task { @MainActor in log("task main=\(onMainThread())") }
+    Task.detached {
+        await MainActor.run { log("MainActor.run main=\(onMainThread())") }
+        await MainActor.run { EVRunLoop.main.stop() }
+    }
+    EVRunLoop.main.run(mode: .default, for: .seconds(2))
+    let kinds = Set(trace.lines.filter { $0 == "job" || $0 == "mainQueue" })
+    for line in events.withLock({ $0 }) + kinds.sorted() { print(line) }
+    exit(0)
+}
 if arguments == ["isolated", "ev"] {
     // A main-actor model whose timer callout uses its state: ticks, then a main-actor task.
     Model().start(on: .main)

@@ -41,6 +41,12 @@ import Testing
         #expect(Set(ours) == Set(reference))
     }
 
+    @Test func experimentalMainActorExecutorRunsMainActorWorkAsJobsOfTheMainLoop() throws {
+        #expect(try Self.log("main-executor", on: "ev") == [
+            "task main=true", "MainActor.run main=true", "job",
+        ])
+    }
+
     @Test func aMainActorModelUsesItsStateInTimerCalloutsOfTheMainLoop() throws {
         #expect(try Self.log("isolated", on: "ev") == ["ticks 3 main=true"])
     }

@@ -11,5 +11,5 @@ struct QueuedBlock {
 struct Inbox {
     var blocks: [QueuedBlock] = []
     var tasks: [@Sendable () -> Void] = []
-    var jobs: [UnownedJob] = []
+    var jobs: [QueuedJob] = []
 }

@@ -20,24 +20,19 @@
 /// loop through the main dispatch queue, which ``main`` services as well.
 extension EVRunLoop: SerialExecutor, TaskExecutor {
     /// Queues `job` to run on the loop's thread; from another thread, also wakes the loop.
-    /// Safe from any thread. Called by the Swift runtime.
+    /// Safe from any thread. Called by the Swift runtime for tasks that prefer the loop.
     public func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        if isOwnerThread {
-            jobs.append(job)
-        } else {
-            inbox.withLock {
-                $0.jobs.append(job)
-                inboxPending.store(true, ordering: .releasing)
-            }
-            backend.wakeUp()
-        }
+        enqueue(UnownedJob(job), isolated: false)
     }
 
     /// The loop as the executor of an actor pinned to it:
     /// `nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }`.
+    ///
+    /// The reference is the loop's actor-executor companion, so that the runtime's jobs say
+    /// which role they were queued for: an actor's jobs run isolated to it, a preferring
+    /// task's nonisolated jobs run without hopping off the loop.
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
-        UnownedSerialExecutor(ordinary: self)
+        actorExecutor.asUnownedSerialExecutor()
     }
 
     /// Stops the program, with a message, unless called on the loop's thread: everything
@@ -52,4 +47,32 @@ extension EVRunLoop: SerialExecutor, TaskExecutor {
     /// Whether the calling code runs on the loop's thread, where everything isolated to the
     /// loop runs.
     public func isIsolatingCurrentContext() -> Bool? { isOwnerThread }
+
+    /// Queues a job for the loop's thread: `isolated` for an actor pinned to the loop, else
+    /// for a task that prefers it.
+    func enqueue(_ job: UnownedJob, isolated: Bool) {
+        let queued = QueuedJob(job: job, isolated: isolated)
+        if isOwnerThread {
+            jobs.append(queued)
+        } else {
+            inbox.withLock {
+                $0.jobs.append(queued)
+                inboxPending.store(true, ordering: .releasing)
+            }
+            backend.wakeUp()
+        }
+    }
+}
+
+/// The loop in its role of an actor's serial executor (what
+/// ``EVRunLoop/asUnownedSerialExecutor()`` refers to): the jobs it receives run isolated to it.
+final class LoopActorExecutor: SerialExecutor, @unchecked Sendable {
+    // Safe to share: `loop` is set once, by the loop's initializer, before the loop can be
+    // seen by any other code, and never changes; the loop owns this object.
+    unowned(unsafe) var loop: EVRunLoop?
+
+    func enqueue(_ job: consuming ExecutorJob) { loop!.enqueue(UnownedJob(job), isolated: true) }
+    func asUnownedSerialExecutor() -> UnownedSerialExecutor { UnownedSerialExecutor(ordinary: self) }
+    func checkIsolated() { loop!.checkIsolated() }
+    func isIsolatingCurrentContext() -> Bool? { loop!.isIsolatingCurrentContext() }
 }

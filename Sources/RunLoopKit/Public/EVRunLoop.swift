@@ -55,9 +55,11 @@ public final class EVRunLoop: @unchecked Sendable {
     /// libdispatch's main queue as this loop services it (``main`` only).
     var mainQueue = MainQueueState()
     /// Jobs of the loop's executor waiting to run, the batch running, and whether one runs.
-    @exclusivity(unchecked) var jobs: [UnownedJob] = []
-    @exclusivity(unchecked) var runningJobs: [UnownedJob] = []
+    @exclusivity(unchecked) var jobs: [QueuedJob] = []
+    @exclusivity(unchecked) var runningJobs: [QueuedJob] = []
     var isRunningJobs = false
+    /// The loop as an actor's serial executor.
+    let actorExecutor = LoopActorExecutor()
 
     // any thread
     let inbox = Mutex(Inbox())
@@ -73,6 +75,7 @@ public final class EVRunLoop: @unchecked Sendable {
         self.backend = backend
         self.owner = owner
         self.isMainLoop = isMainLoop
+        actorExecutor.loop = self
         modes[.default] = ModeState(mode: .default)
     }
 
