@@ -9,15 +9,19 @@ import RunLoopKit
 ///
 /// All dates come from a `clock` closure and slow work from a `work` closure, so tests
 /// drive a session on an `EVVirtualClock` loop.
+///
+/// The session is the model of a main-actor program: it lives on the main actor, runs on
+/// ``RunLoopKit/EVRunLoop/main`` in the command (on a loop the main actor runs, in tests),
+/// and its timer and block callouts use its state through `EVRunLoop.isolated`, which checks
+/// that they run on the main actor.
+@MainActor
 public final class WakeDateSession {
-    // Not Sendable: it lives on its loop's thread. Its callouts reach it through
-    // `EVRunLoop.isolated`, which checks that they run there.
 
     /// Spends the given time, simulating a slow callout.
     public typealias Work = @Sendable (Duration) -> Void
 
     /// The second mode, run nested from the block.
-    public static let modal = EVRunLoop.Mode("modal")
+    public nonisolated static let modal = EVRunLoop.Mode("modal")
 
     /// The run loop everything runs on.
     public let loop: EVRunLoop
@@ -27,7 +31,7 @@ public final class WakeDateSession {
     public let observed: ObservedWakeDate
     private let clock: () -> Date
     private let work: Work
-    /// Called on the loop thread after each pass of the scene, for the live display.
+    /// Called after each pass of the scene, for the live display.
     public var onPass: ((PassRecord, WakeDateSession) -> Void)?
 
     private var rows: [EVTimer] = []
@@ -54,11 +58,11 @@ public final class WakeDateSession {
     }
 
     /// Sleeps the calling thread for `duration`: the default slow work.
-    public static let sleep: Work = { duration in ThreadSleep.sleep(for: duration) }
+    public nonisolated static let sleep: Work = { duration in ThreadSleep.sleep(for: duration) }
 
     /// Adds the row timers to the default mode and a 10 ms timer to the second mode.
     /// The rows share a fire date and a 10 ms tolerance, so the loop serves them in one
-    /// wake. Loop thread only.
+    /// wake.
     public func start() {
         for row in 1...configuration.timers {
             let timer = EVTimer(interval: configuration.interval, repeats: true, tolerance: 0.01,
@@ -73,7 +77,7 @@ public final class WakeDateSession {
         loop.add(modal, forMode: Self.modal)
     }
 
-    /// Stops every timer and the observer, and returns what was measured. Loop thread only.
+    /// Stops every timer and the observer, and returns what was measured.
     public func finish() -> WakeDateSummary {
         // Invalidating also breaks the cycles between the session and its timers' callouts.
         for timer in rows { timer.invalidate() }
