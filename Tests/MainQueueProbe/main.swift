@@ -206,6 +206,15 @@ if arguments == ["main-executor", "ev"] {
     for line in events.withLock({ $0 }) + kinds.sorted() { print(line) }
     exit(0)
 }
+if arguments == ["trace", "ev"] {
+    // The main queue in the loop's trace.
+    let trace = EVRunLoop.Trace()
+    EVRunLoop.main.trace = trace
+    dispatch("a")
+    EVRunLoop.main.run(mode: .default, for: .seconds(2), returnAfterSourceHandled: true)
+    for line in trace.lines { print(line) }
+    exit(0)
+}
 if arguments == ["isolated", "ev"] {
     // A main-actor model whose timer callout uses its state: ticks, then a main-actor task.
     Model().start(on: .main)

@@ -30,6 +30,13 @@ import Testing
         ])
     }
 
+    @Test func theTraceShowsTheMainQueue() throws {
+        #expect(try Self.log("trace", on: "ev") == [
+            "entry", "beforeTimers", "beforeSources", "beforeWaiting", "afterWaiting", "mainQueue",
+            "exit", "return(handledSource)",
+        ])
+    }
+
     @Test func dispatchMainActorAndMainActorRunAllRunOnTheMainThreadWithinOneRun() throws {
         let ours = try Self.log("concurrency", on: "ev")
         #expect(Set(ours) == [

@@ -1,0 +1,21 @@
+import RunLoopKit
+import Testing
+
+@Suite("Common modes")
+struct CommonModeTests {
+    @Test("making a mode common creates it only when .common holds items, as CF does")
+    func addCommonModeCreatesTheModeOnlyWithItems() {
+        let modes = onFreshThread { () -> [Set<String>] in
+            let loop = EVRunLoop(clock: EVVirtualClock())
+            let tracking = EVRunLoop.Mode("tracking")
+            let other = EVRunLoop.Mode("other")
+            loop.addCommonMode(tracking)
+            let before = Set(loop.allModes.map(\.rawValue))
+            loop.add(EVTimer(interval: 1, repeats: false) { _ in }, forMode: .common)
+            loop.addCommonMode(other)
+            let after = Set(loop.allModes.map(\.rawValue))
+            return [before, after]
+        }
+        #expect(modes == [["kCFRunLoopDefaultMode"], ["kCFRunLoopDefaultMode", "tracking", "other"]])
+    }
+}
