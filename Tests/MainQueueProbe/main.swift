@@ -178,13 +178,17 @@ let scenarios: [String: @Sendable (any MainLoop) -> Void] = [
 /// A model on the main actor, driven by a timer of the main loop.
 @MainActor final class Model {
     var ticks = 0
+    var wakes = 0
 
     func start(on loop: EVRunLoop) {
+        // Observers are not Sendable and belong to the loop's thread: their callouts may use
+        // main-actor state as they are.
+        loop.add(EVObserver(activities: .afterWaiting) { _, _ in self.wakes += 1 }, forMode: .common)
         let timer = EVTimer(interval: 0.01, repeats: true, block: EVRunLoop.isolated { timer in
             self.ticks += 1  // main-actor state, in a callout of EVRunLoop.main
             if self.ticks == 3 {
                 timer.invalidate()
-                Task { @MainActor in log("ticks \(self.ticks) main=\(onMainThread())") }
+                Task { @MainActor in log("ticks \(self.ticks) woke=\(self.wakes >= 3) main=\(onMainThread())") }
             }
         })
         loop.add(timer, forMode: .common)

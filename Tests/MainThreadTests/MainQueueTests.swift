@@ -55,6 +55,6 @@ import Testing
     }
 
     @Test func aMainActorModelUsesItsStateInTimerCalloutsOfTheMainLoop() throws {
-        #expect(try Self.log("isolated", on: "ev") == ["ticks 3 main=true"])
+        #expect(try Self.log("isolated", on: "ev") == ["ticks 3 woke=true main=true"])
     }
 }

@@ -118,7 +118,8 @@ public final class EVRunLoop: @unchecked Sendable {
     /// libdispatch's main queue, as CFRunLoop does: `DispatchQueue.main`, `@MainActor` tasks
     /// and `MainActor.run` then work under ``run(mode:for:returnAfterSourceHandled:)``.
     /// Run it from a synchronous `main`: an `async` main ends in `dispatchMain()`, which
-    /// exits the main thread.
+    /// exits the main thread. As in CF, its common modes are never empty: a run of one ends
+    /// at its deadline or on ``stop()``.
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopGetMain`.
     public static let main: EVRunLoop = makeLibevLoop(owner: LibevBackend.mainThread, isMainLoop: true)
