@@ -19,3 +19,21 @@ struct CommonModeTests {
         #expect(modes == [["kCFRunLoopDefaultMode"], ["kCFRunLoopDefaultMode", "tracking", "other"]])
     }
 }
+
+@Suite("Loop lifetime")
+struct LoopLifetimeTests {
+    @Test("a loop released while a timer is in several of its modes")
+    func releaseWithATimerInSeveralModes() {
+        let released = onFreshThread { () -> Int in
+            var count = 0
+            for _ in 0..<200 {
+                let loop = EVRunLoop(clock: EVVirtualClock())
+                for name in ["a", "b", "c"] { loop.addCommonMode(EVRunLoop.Mode(name)) }
+                loop.add(EVTimer(interval: 1, repeats: false) { _ in }, forMode: .common)
+                count += 1
+            }
+            return count
+        }
+        #expect(released == 200)
+    }
+}

@@ -81,8 +81,11 @@ public final class EVRunLoop: @unchecked Sendable {
 
     deinit {
         // Timers and sources point back at the modes that hold them; break those cycles.
+        // Every mode's timers are read before any is cleared: a timer's nodes keep its
+        // entries in other modes' queues alive (the queues hold them unretained).
+        let timers = modes.values.flatMap { $0.timers.allTimers }
+        for timer in timers { timer.nodes.removeAll() }
         for state in modes.values {
-            for timer in state.timers.allTimers { timer.nodes.removeAll() }
             for source in state.manualSources + state.kernelSources { source.modes.removeAll() }
         }
     }
