@@ -6,6 +6,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "RunLoopKit", targets: ["RunLoopKit"]),
+        // Opt-in, on the toolchain's experimental executor SPIs: EVRunLoop.main as the main
+        // actor's executor, and Task.sleep on a loop's coalescing timers.
+        .library(name: "RunLoopKitExperimental", targets: ["RunLoopKitExperimental"]),
     ],
     dependencies: [
         // Example and benchmark command lines.
@@ -21,6 +24,14 @@ let package = Package(
         .target(
             name: "RunLoopKit",
             dependencies: ["CLibev"]
+        ),
+        .target(
+            name: "RunLoopKitExperimental",
+            dependencies: ["RunLoopKit"]
+        ),
+        .testTarget(
+            name: "RunLoopKitExperimentalTests",
+            dependencies: ["RunLoopKit", "RunLoopKitExperimental"]
         ),
         // A tiny program that prints the activity sequence of a short real run.
         .executableTarget(
@@ -153,6 +164,18 @@ let package = Package(
             name: "precision-probe",
             dependencies: ["RunLoopKit"],
             path: "Examples/precision-probe"
+        ),
+        // Main-loop scenarios (libdispatch's main queue, the main actor) on the real main
+        // thread, run by MainThreadTests on EVRunLoop.main and on CFRunLoop's main loop.
+        .executableTarget(
+            name: "main-queue-probe",
+            dependencies: ["RunLoopKit", "RunLoopKitExperimental"],
+            path: "Tests/MainQueueProbe"
+        ),
+        .testTarget(
+            name: "MainThreadTests",
+            // The probe too, so that the tests find it built next to them.
+            dependencies: ["main-queue-probe", "ExampleTesting"]
         ),
         .testTarget(
             name: "RunLoopKitTests",

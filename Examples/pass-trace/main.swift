@@ -1,8 +1,10 @@
 import RunLoopKit
 
 // Prints the activity sequence of a short run on the real (libev) loop: a one-shot timer,
-// a block, and an observer of every activity.
-let loop = EVRunLoop.current
+// a block, and an observer of every activity. This is the main thread's loop: its default
+// mode services the main dispatch queue and so never runs empty (CF's rule), and the run
+// lasts its whole second.
+let loop = EVRunLoop.main
 let trace = EVRunLoop.Trace()
 loop.trace = trace
 loop.add(EVObserver(activities: .allActivities, label: "observer") { _, _ in }, forMode: .default)

@@ -10,8 +10,8 @@ let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
 let ticks = arguments.first ?? 10
 let tenMillisecondSeconds = arguments.dropFirst().first ?? 10
 
-/// Samples written by timer callouts, read after the run; all on the loop's thread.
-final class Samples: @unchecked Sendable {
+/// Samples written by timer callouts, read after the run; all on the main thread (main actor).
+final class Samples {
     var values: [Double] = []
 }
 
@@ -26,15 +26,17 @@ func describe(_ name: String, _ microseconds: [Double]) {
     print(line)
 }
 
-let loop = EVRunLoop.current
+// The main thread's loop: its default mode never runs empty (it services the main queue, as
+// CFRunLoop's main loop does), so each run is ended with stop().
+let loop = EVRunLoop.main
 
 // 1. Whole-second aligned timer: the phase is how far past x.000 the callout runs.
 let phases = Samples()
-let aligned = EVTimer(alignedTo: 1) { timer in
+let aligned = EVTimer(alignedTo: 1, block: EVRunLoop.isolated { timer in
     let wall = Date().timeIntervalSince1970
     phases.values.append((wall - wall.rounded(.down)) * 1e6)
-    if phases.values.count == ticks { timer.invalidate() }
-}
+    if phases.values.count == ticks { timer.invalidate(); loop.stop() }
+})
 loop.add(aligned, forMode: .default)
 loop.run()
 describe("aligned 1 s phase after the second", phases.values)
@@ -43,11 +45,11 @@ describe("aligned 1 s phase after the second", phases.values)
 let lateness = Samples()
 let scheduled = Samples()
 let fires = tenMillisecondSeconds * 100
-let ten = EVTimer(interval: 0.01, repeats: true) { timer in
+let ten = EVTimer(interval: 0.01, repeats: true, block: EVRunLoop.isolated { timer in
     lateness.values.append(Double(loop.now.nanoseconds - timer.fireInstant!.nanoseconds) / 1e3)
     scheduled.values.append(Double(timer.fireInstant!.nanoseconds))
-    if scheduled.values.count == fires { timer.invalidate() }
-}
+    if scheduled.values.count == fires { timer.invalidate(); loop.stop() }
+})
 loop.add(ten, forMode: .default)
 loop.run()
 describe("10 ms timer lateness", lateness.values)

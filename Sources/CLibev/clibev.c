@@ -53,6 +53,16 @@ int clibev_timerfd_consume(int fd) {
     return -1;
 }
 
+int clibev_eventfd_consume(int fd) {
+    uint64_t count;
+    ssize_t n;
+    do {
+        n = read(fd, &count, sizeof count);
+    } while (n == -1 && errno == EINTR);
+    if (n == (ssize_t)sizeof count) return 1;
+    return errno == EAGAIN ? 0 : -1;
+}
+
 int clibev_unblock_signal(int signum) {
     sigset_t set;
     sigemptyset(&set);

@@ -30,7 +30,7 @@ struct FaultExitTests {
     @Test("a descriptor closed while its mode was not running: re-arming reports the error, no libev abort")
     func closedDescriptorRearmed() async {
         await #expect(processExitsWith: .success) {
-            let loop = EVRunLoop.current
+            let loop = currentLoopOfThisThread()
             var fds: [Int32] = [0, 0]
             guard pipe(&fds) == 0 else { exit(3) }
             let calls = LoopBox(0)
@@ -54,7 +54,7 @@ struct FaultExitTests {
             // The first loop's thread stays alive (a loop whose thread exits lets its sources go).
             let first = LoopThread()
             first.onLoop { first.loop.add(EVSource(signal: SIGUSR2) { _ in }, forMode: .default) }
-            EVRunLoop.current.add(EVSource(signal: SIGUSR2) { _ in }, forMode: .default)
+            currentLoopOfThisThread().add(EVSource(signal: SIGUSR2) { _ in }, forMode: .default)
         }
         #expect(standardError(result).contains("EVRunLoop.add(_:forMode:): signal 12 is already caught by another loop"))
     }

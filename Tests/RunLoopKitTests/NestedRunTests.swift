@@ -15,7 +15,7 @@ struct NestedRunTests {
             loop.addTimer("keep", after: 100, mode: "tracking")
             loop.addTimer("stop", after: 0.02, mode: "tracking") { loop.stop() }
             loop.addTimer("go", after: 0.01) { loop.run("tracking", seconds: 5) }
-            loop.run(seconds: 0.1)
+            loop.run(seconds: 0.5)
         }
     }
 
@@ -58,7 +58,7 @@ struct NestedRunTests {
                 loop.run(seconds: 5)
                 loop.removeObserver("n", mode: "default")
             }
-            loop.run(seconds: 0.1)
+            loop.run(seconds: 0.5)
         }
     }
 
@@ -113,7 +113,7 @@ struct NestedRunTests {
             loop.addObserver("b", .beforeWaiting, order: 2)
             loop.addTimer("t", after: 0.01)
             loop.addTimer("far", after: 100)
-            loop.run(seconds: 0.05)
+            loop.run(seconds: 0.3)
         }
     }
 

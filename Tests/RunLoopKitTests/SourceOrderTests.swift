@@ -118,12 +118,12 @@ struct SourceOrderTests {
 
     @Test("a source signalled by a timer fires in the next pass", arguments: ours)
     func signalledByTimer(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry"] + Self.waitingPass + ["timer(t)"] + Self.pollingPass + ["source(s)"]
-                       + Self.timeout) { loop in
+        checkAgainstCF(kind, ["o@entry"] + Self.waitingPass + ["timer(t)"] + Self.pollingPass
+                       + ["source(s)", "o@exit", "return(stopped)"]) { loop in
             loop.addObserver("o")
-            loop.addSource("s")
+            loop.addSource("s") { loop.stop() }
             loop.addTimer("t", after: 0.01) { loop.signalSource("s") }
-            loop.run(seconds: 0.1)
+            loop.run(seconds: 5)
         }
     }
 

@@ -154,7 +154,7 @@ struct WakeWindowTests {
         checkAgainstCF(kind, ["o@entry"] + Self.pass + ["timer(t)"] + Self.pass + ["o@exit", "return(timedOut)"]) { loop in
             Self.observe(loop, at: .afterWaiting) { loop.wakeUp() }
             loop.addTimer("t", after: 0.01)
-            loop.run(seconds: 0.1)
+            loop.run(seconds: 0.3)
         }
     }
 
@@ -164,7 +164,7 @@ struct WakeWindowTests {
             loop.addObserver("o")
             loop.addTimer("far", after: 100)
             loop.addTimer("t", after: 0.01) { loop.wakeUp() }
-            loop.run(seconds: 0.1)
+            loop.run(seconds: 0.3)
         }
     }
 

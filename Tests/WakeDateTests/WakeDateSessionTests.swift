@@ -3,7 +3,10 @@ import RunLoopKit
 import Testing
 import WakeDate
 
-/// The wake-date scene on a virtual clock whose every reading takes 5 µs: exact figures.
+/// The wake-date scene on a virtual clock whose every reading takes 5 µs: exact figures. The
+/// session lives on the main actor, so the tests do too; the virtual loop runs on the thread
+/// the main actor runs on.
+@MainActor
 @Suite struct WakeDateSessionTests {
     /// A loop on a virtual clock, and a `Date()` stand-in that advances it 5 µs per read,
     /// as a real clock moves on between reads.

@@ -13,9 +13,9 @@ import RunLoopKit
 ///
 /// Every reading goes through the loop (`now`, `wallNow`), and publishing is simulated by
 /// a `work` closure, so tests drive a session on an `EVVirtualClock` loop.
-public final class ClockSession: @unchecked Sendable {
-    // Safe to share: every mutable member is touched only on the loop thread (the timer
-    // callouts and the code that starts, runs and finishes the loop there).
+public final class ClockSession {
+    // Not Sendable: it lives on its loop's thread. Its callouts reach it through
+    // `EVRunLoop.isolated`, which checks that they run there.
 
     /// Spends the given time, simulating the work of publishing a tick.
     public typealias Work = @Sendable (Duration) -> Void
@@ -63,9 +63,11 @@ public final class ClockSession: @unchecked Sendable {
         for strategy in configuration.strategies {
             switch strategy {
             case .naive: startNaive()
-            case .polling: add(EVTimer(interval: 0.1, repeats: true, label: "polling") { [self] _ in poll() })
+            case .polling: add(EVTimer(interval: 0.1, repeats: true, label: "polling",
+                block: EVRunLoop.isolated { [self] _ in poll() }))
             case .aligned:
-                add(EVTimer(alignedTo: 1, label: "aligned") { [self] timer in alignedTick(timer, strategy: .aligned) })
+                add(EVTimer(alignedTo: 1, label: "aligned",
+                    block: EVRunLoop.isolated { [self] timer in alignedTick(timer, strategy: .aligned) }))
             case .alignedWithLead: startLead()
             }
         }
@@ -101,13 +103,14 @@ public final class ClockSession: @unchecked Sendable {
 
     /// Waits the configured arbitrary delay, then starts a plain 1 s timer.
     private func startNaive() {
-        add(EVTimer(interval: configuration.naiveStartDelay, repeats: false, label: "naive start") { [self] _ in
-            add(EVTimer(interval: 1, repeats: true, label: "naive") { [self] _ in
+        add(EVTimer(interval: configuration.naiveStartDelay, repeats: false, label: "naive start",
+            block: EVRunLoop.isolated { [self] _ in
+            add(EVTimer(interval: 1, repeats: true, label: "naive", block: EVRunLoop.isolated { [self] _ in
                 count(.naive)
                 let tick = loop.wallNow
                 record(DisplayUpdate(strategy: .naive, shownSecond: Self.second(of: tick), tick: tick, appeared: tick))
-            })
-        })
+            }))
+        }))
     }
 
     /// Redraws when the second read from the wall clock differs from the one shown.
@@ -156,10 +159,10 @@ public final class ClockSession: @unchecked Sendable {
         case .fixed(let seconds): armLead(seconds)
         case .automatic:
             // The scenario's dummy timer: publish a throwaway value once and time it.
-            add(EVTimer(interval: 0, repeats: false, label: "calibration") { [self] _ in
+            add(EVTimer(interval: 0, repeats: false, label: "calibration", block: EVRunLoop.isolated { [self] _ in
                 _ = publish()
                 armLead(estimator.lead)
-            })
+            }))
         }
     }
 
@@ -168,9 +171,10 @@ public final class ClockSession: @unchecked Sendable {
         leadTimer?.invalidate()
         armedLead = lead
         let offset = (1 - lead.truncatingRemainder(dividingBy: 1)).truncatingRemainder(dividingBy: 1)
-        let timer = EVTimer(alignedTo: 1, offset: offset, label: "aligned+lead") { [self] timer in
+        let timer = EVTimer(alignedTo: 1, offset: offset, label: "aligned+lead",
+            block: EVRunLoop.isolated { [self] timer in
             alignedTick(timer, strategy: .alignedWithLead)
-        }
+        })
         leadTimer = timer
         loop.add(timer, forMode: .default)
     }

@@ -73,11 +73,11 @@ struct StopwatchCommand: ParsableCommand {
         let terminal = interactive ? TerminalMode(cbreak: STDIN_FILENO) : nil
         defer { terminal?.restore() }
         if terminal != nil {
-            sources.append(try KeyInput.source(reading: STDIN_FILENO) { bytes in
+            sources.append(try KeyInput.source(reading: STDIN_FILENO, handler: EVRunLoop.isolated { bytes in
                 for byte in bytes {
                     if let action = Action(key: byte) { session.perform(action) }
                 }
-            })
+            }))
         }
         for source in sources { loop.add(source, forMode: .default) }
 

@@ -12,9 +12,9 @@ import RunLoopKit
 ///
 /// All readings go through the loop (`now`, `wallNow`) and slow work through a `work`
 /// closure, so tests drive a session on an `EVVirtualClock` loop.
-public final class StopwatchSession: @unchecked Sendable {
-    // Safe to share: every mutable member is touched only on the loop thread (timer,
-    // frame and source callouts, and the code that starts, runs and finishes the loop).
+public final class StopwatchSession {
+    // Not Sendable: it lives on its loop's thread. Its callouts reach it through
+    // `EVRunLoop.isolated`, which checks that they run there.
 
     /// Spends the given time, simulating slow work on the loop's thread.
     public typealias Work = @Sendable (Duration) -> Void
@@ -82,16 +82,18 @@ public final class StopwatchSession: @unchecked Sendable {
         sessionStart = loop.now
         startWakeups = loop.statistics.wakeups
         startCPU = Self.cpuSeconds()
-        let link = EVFrameTimer(framesPerSecond: configuration.framesPerSecond, label: "stopwatch") { [self] link in
+        let link = EVFrameTimer(framesPerSecond: configuration.framesPerSecond, label: "stopwatch",
+            block: EVRunLoop.isolated { [self] link in
             frame(link)
-        }
+        })
         link.isPaused = true
         loop.add(link, forMode: .default)
         self.link = link
         for scheduled in configuration.script {
-            let timer = EVTimer(interval: scheduled.delay, repeats: false, label: scheduled.action.rawValue) { [self] _ in
+            let timer = EVTimer(interval: scheduled.delay, repeats: false, label: scheduled.action.rawValue,
+                block: EVRunLoop.isolated { [self] _ in
                 perform(scheduled.action)
-            }
+            })
             scriptTimers.append(timer)
             loop.add(timer, forMode: .default)
         }

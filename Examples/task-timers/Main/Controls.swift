@@ -3,9 +3,9 @@ import RunLoopKit
 import TaskTimers
 
 /// What keys and signals do: forward key actions to the app, or quit.
-final class Controls: @unchecked Sendable {
-    // Safe to share: touched only on the loop thread — by the main code and by the stdin
-    // and signal sources' handlers, which run there.
+final class Controls {
+    // Not Sendable: it lives on its loop's thread. Its callouts reach it through
+    // `EVRunLoop.isolated`, which checks that they run there.
 
     private let loop: EVRunLoop
     /// The app the keys act on; nil during the tolerance comparison.

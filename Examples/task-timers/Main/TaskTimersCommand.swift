@@ -60,11 +60,11 @@ struct TaskTimersCommand: ParsableCommand {
         let screen = isatty(STDOUT_FILENO) == 1 && !json ? LiveScreen() : nil
         let controls = Controls(loop: loop)
         let log: (String) -> Void = { line in if screen == nil && !json { Output.write(line + "\n") } }
-        var sources = InterruptSignals.sources { controls.interrupt() }
+        var sources = InterruptSignals.sources(EVRunLoop.isolated { controls.interrupt() })
         if keyboard != nil {
-            sources.append(try KeyInput.source(reading: STDIN_FILENO) { bytes in
+            sources.append(try KeyInput.source(reading: STDIN_FILENO, handler: EVRunLoop.isolated { bytes in
                 for key in Key.parse(bytes) { controls.handle(key) }
-            })
+            }))
         }
         for source in sources {
             loop.add(source, forMode: .common)

@@ -4,9 +4,9 @@ import RunLoopKit
 ///
 /// Each frame is computed for the moment it will be seen — the link's `targetTimestamp` —
 /// so a late callout draws the right position instead of stuttering behind.
-public final class Celebration: @unchecked Sendable {
-    // Safe to share: touched only on the loop thread — by the app and by the frame
-    // timer's callouts, which run there.
+public final class Celebration {
+    // Not Sendable: it lives on its loop's thread. Its callouts reach it through
+    // `EVRunLoop.isolated`, which checks that they run there.
 
     /// How long the animation plays.
     public static let length: Duration = .milliseconds(1500)
@@ -30,9 +30,10 @@ public final class Celebration: @unchecked Sendable {
         start = loop.now
         self.onFrame = onFrame
         self.onFinish = onFinish
-        let link = EVFrameTimer(framesPerSecond: 60, label: "celebration") { [weak self] link in
+        let link = EVFrameTimer(framesPerSecond: 60, label: "celebration",
+            block: EVRunLoop.isolated { [weak self] link in
             self?.frame(link)
-        }
+        })
         self.link = link
         loop.add(link, forMode: .common)
     }

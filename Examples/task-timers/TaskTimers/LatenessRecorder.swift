@@ -1,8 +1,9 @@
 import RunLoopKit
 
 /// How late timer callouts ran against their schedule `first + k * interval`.
-final class LatenessRecorder: @unchecked Sendable {
-    // Safe to share: touched only on the loop thread, by timer callouts.
+final class LatenessRecorder {
+    // Not Sendable: it lives on its loop's thread. Its callouts reach it through
+    // `EVRunLoop.isolated`, which checks that they run there.
     private(set) var fires = 0
     private(set) var earliest = 0.0
     private(set) var latest = 0.0

@@ -3,9 +3,9 @@ import RunLoopKit
 /// Plays a script of actions on a run loop: actions run one after another, and a wait
 /// lets the loop run for that long (on a one-shot timer in the default mode) before the
 /// rest. A quit action ends the script.
-public final class ScriptRunner: @unchecked Sendable {
-    // Safe to share: touched only on the loop thread — by the caller and by its wait
-    // timers' callouts, which run there.
+public final class ScriptRunner {
+    // Not Sendable: it lives on its loop's thread. Its callouts reach it through
+    // `EVRunLoop.isolated`, which checks that they run there.
 
     private var remaining: ArraySlice<TaskAction>
     private let loop: EVRunLoop
@@ -39,9 +39,10 @@ public final class ScriptRunner: @unchecked Sendable {
         while let action = remaining.popFirst() {
             switch action {
             case .wait(let seconds):
-                let timer = EVTimer(interval: seconds, repeats: false, label: "script wait") { [weak self] _ in
+                let timer = EVTimer(interval: seconds, repeats: false, label: "script wait",
+                    block: EVRunLoop.isolated { [weak self] _ in
                     self?.step()
-                }
+                })
                 waitTimer = timer
                 loop.add(timer, forMode: .default)
                 return

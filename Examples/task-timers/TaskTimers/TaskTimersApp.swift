@@ -11,9 +11,9 @@ import RunLoopKit
 /// loop.run(mode: .default, for: .seconds(10))
 /// print(app.finish().lines)
 /// ```
-public final class TaskTimersApp: @unchecked Sendable {
-    // Safe to share: touched only on the loop thread — by the caller and by the callouts
-    // of its timers, display link and sources, which all run there.
+public final class TaskTimersApp {
+    // Not Sendable: it lives on its loop's thread. Its callouts reach it through
+    // `EVRunLoop.isolated`, which checks that they run there.
 
     /// The mode the loop runs while the user scrolls (UIKit's `UITrackingRunLoopMode`).
     public static let tracking = EVRunLoop.Mode("tracking")
@@ -130,7 +130,7 @@ public final class TaskTimersApp: @unchecked Sendable {
     private func ensureRefreshTimer() {
         guard refreshTimer == nil, board.hasOpenTasks, !isBackground else { return }
         let timer = EVTimer(interval: Self.refreshInterval, repeats: true, tolerance: Self.refreshTolerance,
-                            label: "refresh") { [weak self] _ in self?.tick() }
+                            label: "refresh", block: EVRunLoop.isolated { [weak self] _ in self?.tick() })
         refreshTimer = timer
         refreshCreated = loop.now
         lastRefresh = loop.now
@@ -174,11 +174,12 @@ public final class TaskTimersApp: @unchecked Sendable {
         ticksThisScroll = 0
         scrollProgress = 0
         say("scroll: tracking mode for \(seconds(scrollDuration)) s")
-        let scroller = EVTimer(interval: 0.1, repeats: true, label: "scroll") { [weak self] _ in
+        let scroller = EVTimer(interval: 0.1, repeats: true, label: "scroll",
+            block: EVRunLoop.isolated { [weak self] _ in
             guard let self else { return }
             scrollProgress = min(1, (loop.now - start) / scrollDuration)
             redraw()
-        }
+        })
         loop.add(scroller, forMode: Self.tracking)
         redraw()
         loop.run(mode: Self.tracking, for: scrollDuration)

@@ -53,9 +53,10 @@ public struct ToleranceComparison: Sendable {
             let phase = Duration.seconds(1) * (Double(index) + 0.5) / Double(timers)
             let first = origin + phase
             let timer = EVTimer(fireAt: loop.wallNow.addingTimeInterval(seconds(phase)), interval: 1,
-                                repeats: true, tolerance: tolerance, label: "task \(index + 1)") { _ in
+                                repeats: true, tolerance: tolerance, label: "task \(index + 1)",
+                                    block: EVRunLoop.isolated { _ in
                 recorder.record(now: loop.now, first: first, interval: interval)
-            }
+            })
             made.append(timer)
             loop.add(timer, forMode: Self.mode)
         }

@@ -3,9 +3,9 @@ import RunLoopKit
 import TodoCountdown
 
 /// What keys and signals do to a run: move the selection, quit, or interrupt.
-final class RunControls: @unchecked Sendable {
-    // Safe to share: touched only on the loop thread — by the main code and by the stdin
-    // and signal sources' handlers, which run there.
+final class RunControls {
+    // Not Sendable: it lives on its loop's thread. Its callouts reach it through
+    // `EVRunLoop.isolated`, which checks that they run there.
 
     private let loop: EVRunLoop
     /// The session the keys act on.

@@ -58,11 +58,11 @@ struct TodoCountdownCommand: ParsableCommand {
         let controls = RunControls(loop: loop)
         let keyboard = TerminalMode(cbreak: STDIN_FILENO)
         let screen = isatty(STDOUT_FILENO) == 1 && !json ? LiveScreen() : nil
-        var sources = InterruptSignals.sources { controls.interrupt() }
+        var sources = InterruptSignals.sources(EVRunLoop.isolated { controls.interrupt() })
         if keyboard != nil {
-            sources.append(try KeyInput.source(reading: STDIN_FILENO) { bytes in
+            sources.append(try KeyInput.source(reading: STDIN_FILENO, handler: EVRunLoop.isolated { bytes in
                 for key in Key.parse(bytes) { controls.handle(key) }
-            })
+            }))
         }
         for source in sources { loop.add(source, forMode: .common) }
         defer {

@@ -10,9 +10,9 @@ import RunLoopKit
 /// loop.run(mode: .default, for: .seconds(30))
 /// print(session.stop().line)
 /// ```
-public final class CountdownSession: @unchecked Sendable {
-    // Safe to share: created, started, stopped and read on the loop's thread, and its
-    // timer's callouts run there too; it is touched only on the loop thread.
+public final class CountdownSession {
+    // Not Sendable: it lives on its loop's thread. Its callouts reach it through
+    // `EVRunLoop.isolated`, which checks that they run there.
 
     /// The strategy this session runs.
     public let strategy: Strategy
@@ -58,12 +58,13 @@ public final class CountdownSession: @unchecked Sendable {
         redraw(now: now)
         let timer = switch strategy {
         case .poll:
-            EVTimer(interval: 0.1, repeats: true, label: "poll 0.1 s") { [weak self] _ in self?.pollTick() }
+            EVTimer(interval: 0.1, repeats: true, label: "poll 0.1 s",
+                block: EVRunLoop.isolated { [weak self] _ in self?.pollTick() })
         case .aligned:
-            EVTimer(alignedTo: 1, label: "aligned 1 s") { [weak self] _ in
+            EVTimer(alignedTo: 1, label: "aligned 1 s", block: EVRunLoop.isolated { [weak self] _ in
                 guard let self else { return }
                 redraw(now: loop.wakeDate ?? loop.wallNow)
-            }
+            })
         }
         self.timer = timer
         loop.add(timer, forMode: .default)

@@ -48,7 +48,14 @@ struct WakeDateCommand: ParsableCommand {
     }
 
     func run() throws {
-        let loop = EVRunLoop.current
+        // A synchronous main on the main thread: the main actor's code runs here, on
+        // EVRunLoop.main, which also services the main queue (so the main actor's tasks run).
+        try MainActor.assumeIsolated { try runOnMainActor() }
+    }
+
+    @MainActor
+    private func runOnMainActor() throws {
+        let loop = EVRunLoop.main
         let session = WakeDateSession(loop: loop, configuration: WakeDateConfiguration(timers: timers, slowMilliseconds: slow))
         if !json {
             let screen = WakeDateScreen(redraws: isatty(STDOUT_FILENO) == 1)

@@ -9,15 +9,19 @@ import RunLoopKit
 ///
 /// All dates come from a `clock` closure and slow work from a `work` closure, so tests
 /// drive a session on an `EVVirtualClock` loop.
-public final class WakeDateSession: @unchecked Sendable {
-    // Safe to share: every mutable member is touched only on the loop thread (the timer and
-    // block callouts, and the code that starts, runs and finishes the loop there).
+///
+/// The session is the model of a main-actor program: it lives on the main actor, runs on
+/// ``RunLoopKit/EVRunLoop/main`` in the command (on a loop the main actor runs, in tests),
+/// and its timer and block callouts use its state through `EVRunLoop.isolated`, which checks
+/// that they run on the main actor.
+@MainActor
+public final class WakeDateSession {
 
     /// Spends the given time, simulating a slow callout.
     public typealias Work = @Sendable (Duration) -> Void
 
     /// The second mode, run nested from the block.
-    public static let modal = EVRunLoop.Mode("modal")
+    public nonisolated static let modal = EVRunLoop.Mode("modal")
 
     /// The run loop everything runs on.
     public let loop: EVRunLoop
@@ -27,7 +31,7 @@ public final class WakeDateSession: @unchecked Sendable {
     public let observed: ObservedWakeDate
     private let clock: () -> Date
     private let work: Work
-    /// Called on the loop thread after each pass of the scene, for the live display.
+    /// Called after each pass of the scene, for the live display.
     public var onPass: ((PassRecord, WakeDateSession) -> Void)?
 
     private var rows: [EVTimer] = []
@@ -54,26 +58,26 @@ public final class WakeDateSession: @unchecked Sendable {
     }
 
     /// Sleeps the calling thread for `duration`: the default slow work.
-    public static let sleep: Work = { duration in ThreadSleep.sleep(for: duration) }
+    public nonisolated static let sleep: Work = { duration in ThreadSleep.sleep(for: duration) }
 
     /// Adds the row timers to the default mode and a 10 ms timer to the second mode.
     /// The rows share a fire date and a 10 ms tolerance, so the loop serves them in one
-    /// wake. Loop thread only.
+    /// wake.
     public func start() {
         for row in 1...configuration.timers {
             let timer = EVTimer(interval: configuration.interval, repeats: true, tolerance: 0.01,
-                                label: "row \(row)") { [self] _ in rowFired(row) }
+                                label: "row \(row)", block: EVRunLoop.isolated { [self] _ in rowFired(row) })
             rows.append(timer)
             loop.add(timer, forMode: .default)
         }
-        let modal = EVTimer(interval: 0.01, repeats: true, label: "modal") { [self] _ in
+        let modal = EVTimer(interval: 0.01, repeats: true, label: "modal", block: EVRunLoop.isolated { [self] _ in
             nestedReadings.append(read("modal"))
-        }
+        })
         modalTimer = modal
         loop.add(modal, forMode: Self.modal)
     }
 
-    /// Stops every timer and the observer, and returns what was measured. Loop thread only.
+    /// Stops every timer and the observer, and returns what was measured.
     public func finish() -> WakeDateSummary {
         // Invalidating also breaks the cycles between the session and its timers' callouts.
         for timer in rows { timer.invalidate() }
@@ -99,7 +103,7 @@ public final class WakeDateSession: @unchecked Sendable {
         if row == 1 {
             let index = passes.count
             passes.append(PassRecord(index: index, isSlow: configuration.slowMilliseconds > 0 && index % 2 == 1))
-            loop.perform(inModes: [.default], label: "block") { [self] in blockRan() }
+            loop.perform(inModes: [.default], label: "block", EVRunLoop.isolated { [self] in blockRan() })
         }
         passes[passes.count - 1].readings.append(read("row \(row)"))
         if row == 2, passes[passes.count - 1].isSlow {

@@ -42,6 +42,7 @@ public struct WakeDateSummary: Codable, Sendable, Equatable {
     public var nestedObserverOffsetMaxMicroseconds: Double
 
     /// Computes the figures from a session's records.
+    @MainActor
     init(session: WakeDateSession) {
         let passes = session.passes
         let all = passes.flatMap(\.readings) + session.nestedReadings

@@ -44,6 +44,20 @@ int clibev_timerfd_arm(int fd, int64_t deadline_ns, int cancel_on_set);
 /// -2 if the realtime clock was set (ECANCELED), -1 with errno set otherwise.
 int clibev_timerfd_consume(int fd);
 
+/// Reads an eventfd's counter, resetting it. Returns 1 if it was signalled, 0 if not (EAGAIN),
+/// -1 with errno set otherwise.
+int clibev_eventfd_consume(int fd);
+
+/// libdispatch's hooks for a foreign run loop, the pair CoreFoundation's `__CFRunLoopRun` uses
+/// on Linux (libdispatch's private `private.h`; `dispatch_runloop_handle_t` is an `int` there).
+/// libdispatch.so exports both, but the toolchain ships no header declaring them.
+///
+/// The main queue's eventfd, created on first call: readable when the main queue has work.
+extern int _dispatch_get_main_queue_handle_4CF(void);
+/// Runs the work items queued on the main queue when the call starts (later ones poke the
+/// eventfd again). Main thread only; returns at once when called inside itself.
+extern void _dispatch_main_queue_callback_4CF(void *msg);
+
 /// `pthread_sigmask(SIG_UNBLOCK, {signum})` on the calling thread. Returns 0 or an errno.
 int clibev_unblock_signal(int signum);
 

@@ -70,6 +70,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
         }
         wallClock.start(on: loop, owner: self) { backend, _ in
             if clibev_timerfd_consume(backend.wallClock.fd) == -2 {
+                backend.otherEvent = true
                 backend.events?.wallClockChanged()
             }
             backend.armWallClockWatch()
@@ -124,7 +125,10 @@ final class LibevBackend: Backend, @unchecked Sendable {
                 _ = clibev_timerfd_arm(deadline.fd, armAt, 0)
                 armedDeadline = armAt
             }
-            ev_run(loop, Int32(EVRUN_ONCE))
+            // An iteration can end with no event: libev drops a stopped descriptor from epoll
+            // lazily, when it next reports ready (the main queue's eventfd, left out of a
+            // nested run's wait). Sleep again then, as CF's wait would.
+            repeat { ev_run(loop, Int32(EVRUN_ONCE)) } while !deadlineFired && !otherEvent
             guard deadlineFired else { return }
             let oversleep = clibev_monotonic_ns() - armAt
             meanOversleep += (oversleep - meanOversleep) / 8
@@ -269,4 +273,18 @@ private final class Watcher {
         }
         handler = nil
     }
+}
+
+/// libdispatch's main queue, as CoreFoundation's run loop services it on Linux: an eventfd
+/// that becomes readable when the queue has work, and the call that drains it.
+enum MainDispatchQueue {
+    /// The main queue's eventfd (`_dispatch_get_main_queue_handle_4CF`), created on first use.
+    static var handle: Int32 { _dispatch_get_main_queue_handle_4CF() }
+
+    /// Reads the eventfd (CF's `__CFRunLoopServiceFileDescriptors` acknowledging the
+    /// wake-up); whether it had been signalled.
+    static func consumeWake(_ handle: Int32) -> Bool { clibev_eventfd_consume(handle) == 1 }
+
+    /// Runs what the main queue holds (`_dispatch_main_queue_callback_4CF`). Main thread only.
+    static func drain() { _dispatch_main_queue_callback_4CF(nil) }
 }

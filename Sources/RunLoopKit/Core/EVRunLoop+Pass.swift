@@ -50,6 +50,7 @@ extension EVRunLoop {
         case .at(let instant): (polling, deadline) = (false, instant.nanoseconds)
         case .never: (polling, deadline) = (false, .max)
         }
+        var mainQueuePort = mainQueuePort(for: state.mode)  // CF's dispatchPort
 
         while true {
             heedWakeUps()
@@ -61,9 +62,11 @@ extension EVRunLoop {
             var handled = fireManualSources(state, stopAfterSource: stopAfterSource)
             if handled { runBlocks(state) }
 
-            let poll = handled || polling
+            // CF's fairness: a main queue not serviced last pass is read before sleeping.
+            let mainQueueFirst = mainQueueBeforeWaiting(&mainQueuePort)
+            let poll = handled || polling || mainQueueFirst
             if !poll { notify(.beforeWaiting, state) }
-            wait(in: state, until: deadline, polling: poll)
+            if !mainQueueFirst { wait(in: state, until: deadline, polling: poll || hasRunnableJobs(state)) }
             // CF's `__CFRunLoopSetIgnoreWakeUps`: the loop is awake and will check its inbox,
             // sources and timers before it sleeps again, so wakes until the next pass are dropped.
             ignoreWakeUps.store(true, ordering: .releasing)
@@ -73,6 +76,7 @@ extension EVRunLoop {
 
             if wallClockWasSet { realignTimers() }
             fireDueTimers(state)
+            if serviceMainQueue(&mainQueuePort, polled: mainQueueFirst) { handled = true }
             if fireKernelSources(state, stopAfterSource: stopAfterSource) { handled = true }
             runBlocks(state)
 
@@ -132,9 +136,11 @@ extension EVRunLoop {
         stopRequested.load(ordering: .relaxed) && stopRequested.exchange(false, ordering: .acquiringAndReleasing)
     }
 
-    /// CF's `__CFRunLoopModeIsEmpty`: no timers, no sources, and no block queued for the mode.
+    /// CF's `__CFRunLoopModeIsEmpty`: no timers, no sources, no block queued for the mode,
+    /// and not a mode in which the main loop services libdispatch's main queue.
     func isEmpty(_ state: ModeState) -> Bool {
         state.hasNoTimersOrSources && !blocks.contains { runs($0, in: state.mode) }
+            && !servesMainQueue(state.mode) && !hasRunnableJobs(state)
     }
 
     // MARK: Observers
@@ -161,10 +167,15 @@ extension EVRunLoop {
         block.modes.contains(mode) || (block.modes.contains(.common) && commonModeSet.contains(mode))
     }
 
-    /// CF's `__CFRunLoopDoBlocks`: runs the queued blocks of this mode, in order. Blocks
-    /// queued meanwhile wait for a later pass; blocks of other modes stay queued.
+    /// CF's `__CFRunLoopDoBlocks`: runs the queued blocks of this mode, in order, then the
+    /// executor's jobs (``runJobs(_:)``). Blocks queued meanwhile wait for a later pass;
+    /// blocks of other modes stay queued.
     func runBlocks(_ state: ModeState) {
-        guard !blocks.isEmpty else { return }
+        if !blocks.isEmpty { runQueuedBlocks(state) }
+        if !jobs.isEmpty { runJobs(state) }
+    }
+
+    private func runQueuedBlocks(_ state: ModeState) {
         let queued = blocks
         blocks = []
         var kept: [QueuedBlock] = []

@@ -121,7 +121,10 @@ extension EVRunLoop: BackendEvents {
 
     // MARK: BackendEvents
 
-    func descriptorReady(_ token: ObjectIdentifier) { watchedSources[token]?.isReady = true }
+    func descriptorReady(_ token: ObjectIdentifier) {
+        if token == Self.mainQueueToken { mainQueue.isReady = true }
+        watchedSources[token]?.isReady = true
+    }
     func signalArrived(_ token: ObjectIdentifier) { watchedSources[token]?.isReady = true }
     func wallClockChanged() { wallClockWasSet = true }
 

@@ -5,8 +5,8 @@ struct QueuedBlock {
     let body: @Sendable () -> Void
 }
 
-/// What other threads hand to a loop: blocks to perform and tasks that must run on the
-/// loop's thread (adding a timer, invalidating a source). Guarded by the loop's mutex; the
+/// What other threads hand to a loop: blocks to perform, tasks that must run on the
+/// loop's thread (adding a timer, invalidating a source), and executor jobs. Guarded by the loop's mutex; the
 /// loop drains it at the start of every pass and after every wait.
 struct Inbox {
     var blocks: [QueuedBlock] = []
@@ -14,4 +14,5 @@ struct Inbox {
     /// Set when the loop's thread exited: nothing handed over could ever run, so nothing
     /// more is accepted.
     var isClosed = false
+    var jobs: [QueuedJob] = []
 }

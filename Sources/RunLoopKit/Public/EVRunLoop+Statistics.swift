@@ -15,6 +15,10 @@ extension EVRunLoop {
         public var observerCallouts = 0
         /// Blocks run.
         public var blocksRun = 0
+        /// Jobs of the loop's executor run.
+        public var jobsRun = 0
+        /// Times the main loop ran libdispatch's main queue.
+        public var mainQueueDrains = 0
 
         /// All zeros.
         public init() {}

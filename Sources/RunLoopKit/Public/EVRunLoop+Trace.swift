@@ -26,10 +26,15 @@ extension EVRunLoop {
             case source(String)
             /// A block queued with ``EVRunLoop/perform(inModes:label:_:)`` ran.
             case block(String)
+            /// A job of the loop's executor ran (an actor pinned to the loop, a task preferring it).
+            case job
+            /// The main loop ran libdispatch's main queue (`DispatchQueue.main`, the main actor).
+            case mainQueue
             /// A run returned.
             case returned(RunResult)
 
-            /// `entry`, `o1@beforeWaiting`, `timer(t)`, `source(s)`, `block(b)`, `return(timedOut)`.
+            /// `entry`, `o1@beforeWaiting`, `timer(t)`, `source(s)`, `block(b)`, `job`, `mainQueue`,
+            /// `return(timedOut)`.
             public var description: String {
                 switch self {
                 case .activity(let activity): "\(activity)"
@@ -37,6 +42,8 @@ extension EVRunLoop {
                 case .timer(let label): "timer(\(label))"
                 case .source(let label): "source(\(label))"
                 case .block(let label): "block(\(label))"
+                case .job: "job"
+                case .mainQueue: "mainQueue"
                 case .returned(let result): "return(\(result))"
                 }
             }

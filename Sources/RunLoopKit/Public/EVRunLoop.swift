@@ -33,6 +33,8 @@ public final class EVRunLoop: @unchecked Sendable {
     let backend: any Backend
     /// The owning thread's ``ThreadLoops/id``: never reused, unlike a `pthread_t`.
     private let owner: UInt64
+    /// Whether this is ``main``, the one loop that services libdispatch's main queue.
+    let isMainLoop: Bool
 
     // loop thread. The hottest of these skip Swift's dynamic exclusivity checks
     // (`@exclusivity(unchecked)`): they are touched only on the loop's thread, and no access
@@ -51,6 +53,14 @@ public final class EVRunLoop: @unchecked Sendable {
     @exclusivity(unchecked) var lastWakeDate: Date?
     @exclusivity(unchecked) var lastWakeInstant: Instant?
     @exclusivity(unchecked) var stats = Statistics()
+    /// libdispatch's main queue as this loop services it (``main`` only).
+    var mainQueue = MainQueueState()
+    /// Jobs of the loop's executor waiting to run, the batch running, and whether one runs.
+    @exclusivity(unchecked) var jobs: [QueuedJob] = []
+    @exclusivity(unchecked) var runningJobs: [QueuedJob] = []
+    var isRunningJobs = false
+    /// The loop as an actor's serial executor.
+    let actorExecutor = LoopActorExecutor()
 
     // any thread
     let inbox = Mutex(Inbox())
@@ -68,18 +78,23 @@ public final class EVRunLoop: @unchecked Sendable {
     /// Records every activity and callout of this loop while set. Loop thread only.
     @exclusivity(unchecked) public var trace: Trace?
 
-    init(backend: any Backend, owner: UInt64) {
+    init(backend: any Backend, owner: UInt64, isMainLoop: Bool = false) {
         self.backend = backend
         self.owner = owner
+        self.isMainLoop = isMainLoop
+        actorExecutor.loop = self
         modes[.default] = ModeState(mode: .default)
     }
 
     deinit { breakCycles() }
 
     /// Timers and sources point back at the modes that hold them; breaks those cycles.
+    /// Every mode's timers are read before any is cleared: a timer's nodes keep its entries
+    /// in other modes' queues alive (the queues hold them unretained).
     private func breakCycles() {
+        let timers = modes.values.flatMap { $0.timers.allTimers }
+        for timer in timers { timer.nodes.removeAll() }
         for state in modes.values {
-            for timer in state.timers.allTimers { timer.nodes.removeAll() }
             for source in state.manualSources + state.kernelSources { source.modes.removeAll() }
         }
     }
@@ -117,7 +132,12 @@ public final class EVRunLoop: @unchecked Sendable {
     /// The loop of the calling thread, created on first use; inside a callout, the loop
     /// running it.
     ///
+    /// Unavailable in async code: a task runs on whichever thread the executor picks, whose
+    /// loop nobody runs. Use ``main`` (serviced with the main actor), or a loop you run on a
+    /// thread of your own, pinning actors to it or preferring it as a task executor.
+    ///
     /// The corresponding CFRunLoop function is `CFRunLoopGetCurrent`.
+    @available(*, noasync, message: "a task's thread is the executor's choice and nobody runs its loop; use EVRunLoop.main, or a loop you run on your own thread as an actor's or task's executor")
     public static var current: EVRunLoop {
         let thread = ThreadLoops.current
         if let running = thread.running.last { return running.takeUnretainedValue() }
@@ -127,14 +147,19 @@ public final class EVRunLoop: @unchecked Sendable {
         return loop
     }
 
-    /// The main thread's loop.
+    /// The main thread's loop. Run on the main thread in a common mode, it also services
+    /// libdispatch's main queue, as CFRunLoop does: `DispatchQueue.main`, `@MainActor` tasks
+    /// and `MainActor.run` then work under ``run(mode:for:returnAfterSourceHandled:)``.
+    /// Run it from a synchronous `main`: an `async` main ends in `dispatchMain()`, which
+    /// exits the main thread. As in CF, its common modes are never empty: a run of one ends
+    /// at its deadline or on ``stop()``.
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopGetMain`.
-    public static let main: EVRunLoop = makeLibevLoop(owner: ThreadLoops.mainThreadID)
+    public static let main: EVRunLoop = makeLibevLoop(owner: ThreadLoops.mainThreadID, isMainLoop: true)
 
-    private static func makeLibevLoop(owner: UInt64) -> EVRunLoop {
+    private static func makeLibevLoop(owner: UInt64, isMainLoop: Bool = false) -> EVRunLoop {
         do {
-            return EVRunLoop(backend: try LibevBackend(), owner: owner)
+            return EVRunLoop(backend: try LibevBackend(), owner: owner, isMainLoop: isMainLoop)
         } catch {
             misuse("EVRunLoop: cannot create the libev loop: \(error)")
         }
@@ -167,8 +192,8 @@ public final class EVRunLoop: @unchecked Sendable {
         return commonModeSet
     }
 
-    /// Every mode that exists on this loop (created by adding to it, running it, or making
-    /// it common).
+    /// Every mode that exists on this loop (created by adding to it, or by making it common
+    /// while ``Mode/common`` holds items).
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopCopyAllModes`.
     public var allModes: Set<Mode> {
@@ -177,13 +202,15 @@ public final class EVRunLoop: @unchecked Sendable {
     }
 
     /// Makes `mode` common: every observer, timer and source added to ``Mode/common`` is
-    /// added to it, now and later.
+    /// added to it, now and later. As in CF, this creates the mode only when there are such
+    /// items to add.
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopAddCommonMode`.
     public func addCommonMode(_ mode: Mode) {
         checkOwner("addCommonMode(_:)")
         require(mode != .common, "EVRunLoop.addCommonMode(_:): .common cannot be made common")
-        guard commonModeSet.insert(mode).inserted else { return }
+        guard commonModeSet.insert(mode).inserted,
+              !(commonObservers.isEmpty && commonTimers.isEmpty && commonSources.isEmpty) else { return }
         let state = modeState(mode)
         for observer in commonObservers.elements { state.insert(observer) }
         for timer in commonTimers.elements { insert(timer, into: state) }
@@ -340,6 +367,7 @@ public final class EVRunLoop: @unchecked Sendable {
             return inbox
         }
         blocks.append(contentsOf: taken.blocks)
+        jobs.append(contentsOf: taken.jobs)
         for task in taken.tasks { task() }
     }
 

@@ -120,3 +120,7 @@ func runScenario(on kind: LoopKind, _ scenario: @escaping @Sendable (any LoopDri
         }
     }
 }
+
+/// `EVRunLoop.current` for an exit test's body, which is `async` but runs its loop start to
+/// finish without suspending, so the thread cannot change under it.
+func currentLoopOfThisThread() -> EVRunLoop { EVRunLoop.current }

@@ -6,26 +6,28 @@ import Synchronization
 /// kept alive by a manual source, and ``stop()`` ends it.
 final class LoopThread: Sendable {
     let loop: EVRunLoop
+    /// The thread the loop runs on.
+    let thread: pthread_t
     private let done = DispatchSemaphore(value: 0)
     private let stopping = Counter()
 
     init() {
         let ready = DispatchSemaphore(value: 0)
-        let made = Mutex<EVRunLoop?>(nil)
+        let made = Mutex<(EVRunLoop, pthread_t)?>(nil)
         let stopping = stopping
         let done = done
         Thread.detachNewThread {
             let loop = EVRunLoop.current
             let keepAlive = EVSource { _ in }
             loop.add(keepAlive, forMode: .default)
-            made.withLock { $0 = loop }
+            made.withLock { $0 = (loop, pthread_self()) }
             ready.signal()
             while stopping.value == 0 { loop.run(mode: .default, for: .seconds(1)) }
             keepAlive.invalidate()
             done.signal()
         }
         ready.wait()
-        loop = made.withLock { $0! }
+        (loop, thread) = made.withLock { $0! }
     }
 
     /// Runs `body` on the loop's thread and returns its result.

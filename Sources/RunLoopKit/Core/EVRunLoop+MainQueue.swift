@@ -1,0 +1,82 @@
+/// libdispatch's main queue on the main loop: what CFRunLoop's `__CFRunLoopRun` does with its
+/// `dispatchPort` on Linux, step for step.
+///
+/// - A run of ``EVRunLoop/main`` in one of its common modes services the queue, unless it is
+///   nested inside a main-queue callout (CF's `libdispatchQSafe`, kept in the thread-specific
+///   `__CFTSDKeyIsInGCDMainQ`): a nested run never drains the queue re-entrantly.
+/// - While such a run waits, the queue's eventfd is watched; after the wait (never inside a
+///   libev callback) the eventfd is read and `_dispatch_main_queue_callback_4CF` runs the
+///   queued work. That counts as a handled source.
+/// - Fairness: a pass that did not service the queue on the previous pass reads the
+///   eventfd before it would sleep, and if it was signalled skips the wait (and the
+///   `beforeWaiting`/`afterWaiting` notifications) to service the queue at once.
+/// - Such a mode is never empty: ``EVRunLoop/run(mode:for:returnAfterSourceHandled:)`` keeps
+///   going until its deadline or a stop, as CF's `__CFRunLoopModeIsEmpty` says.
+extension EVRunLoop {
+    /// The libdispatch main-queue state of the main loop. Loop thread only.
+    struct MainQueueState {
+        /// The queue's eventfd, -1 until a run first services it.
+        var handle: Int32 = -1
+        /// Whether the eventfd is in the backend's wait set.
+        var isWatched = false
+        /// Set by the backend when the eventfd became readable during a wait.
+        var isReady = false
+        /// Whether `_dispatch_main_queue_callback_4CF` is on the stack.
+        var isDraining = false
+    }
+
+    /// CF's `dispatchPort` of one run: whether the run services the queue, and CF's
+    /// `didDispatchPortLastTime`.
+    struct MainQueuePort {
+        let isServiced: Bool
+        var servicedLastPass = true
+    }
+
+    /// The token under which the backend reports the queue's eventfd.
+    static let mainQueueToken = ObjectIdentifier(MainQueuePort.self)
+
+    /// Whether a run of `mode` services the main queue now (CF's `libdispatchQSafe`, loop
+    /// is the main loop, mode is common).
+    func servesMainQueue(_ mode: Mode) -> Bool {
+        isMainLoop && !mainQueue.isDraining && commonModeSet.contains(mode)
+    }
+
+    /// The port of a run of `mode` that starts now.
+    func mainQueuePort(for mode: Mode) -> MainQueuePort {
+        let serviced = servesMainQueue(mode)
+        if serviced && mainQueue.handle < 0 { mainQueue.handle = MainDispatchQueue.handle }
+        return MainQueuePort(isServiced: serviced)
+    }
+
+    /// Before the wait: puts the eventfd in the wait set of a servicing run (takes it out
+    /// for a nested run that does not service the queue), and applies CF's fairness rule.
+    /// Returns true when the queue must be serviced now, without waiting.
+    func mainQueueBeforeWaiting(_ port: inout MainQueuePort) -> Bool {
+        if port.isServiced != mainQueue.isWatched {
+            mainQueue.isWatched = port.isServiced
+            if port.isServiced {
+                backend.watch(fd: mainQueue.handle, writing: false, token: Self.mainQueueToken)
+            } else {
+                backend.unwatch(fd: Self.mainQueueToken)
+            }
+        }
+        defer { port.servicedLastPass = false }
+        return port.isServiced && !port.servicedLastPass && MainDispatchQueue.consumeWake(mainQueue.handle)
+    }
+
+    /// After the wait: services the queue if its eventfd was signalled (or was found
+    /// signalled before the wait, `polled`). Returns whether it did: a handled source.
+    func serviceMainQueue(_ port: inout MainQueuePort, polled: Bool) -> Bool {
+        let ready = mainQueue.isReady
+        mainQueue.isReady = false
+        guard port.isServiced,
+              polled || (ready && MainDispatchQueue.consumeWake(mainQueue.handle)) else { return false }
+        port.servicedLastPass = true
+        stats.mainQueueDrains += 1
+        trace?.record(.mainQueue)
+        mainQueue.isDraining = true
+        MainDispatchQueue.drain()
+        mainQueue.isDraining = false
+        return true
+    }
+}
