@@ -32,13 +32,22 @@ public final class EVVirtualClock: Sendable {
 
     private let state: Mutex<State>
 
+    /// The phase of the shared wake grid for loops on this clock whose
+    /// ``EVRunLoop/timerCoalescing`` is ``EVRunLoop/TimerCoalescing/sharedGrid``: every grid
+    /// step's points lie at `bootPhase + k × step` on this clock. A real machine draws its
+    /// phase from its boot id; a virtual clock takes it as given, so tests are deterministic.
+    public let bootPhase: Duration
+
     /// Creates a clock whose monotonic reading starts at `start` and whose wall clock
     /// starts at `wallStart` (default: 2026-01-01 00:00:00 UTC, on a whole second).
+    /// `bootPhase` places the shared wake grid of loops on this clock (default: zero).
     public init(
         start: EVRunLoop.Instant = EVRunLoop.Instant(nanoseconds: 1_000_000_000_000),
-        wallStart: Date = Date(timeIntervalSince1970: 1_767_225_600)
+        wallStart: Date = Date(timeIntervalSince1970: 1_767_225_600),
+        bootPhase: Duration = .zero
     ) {
         state = Mutex(State(now: start, wallOffset: wallStart.nanosecondsSince1970 - start.nanoseconds))
+        self.bootPhase = bootPhase
     }
 
     /// The current reading of the monotonic clock.
