@@ -75,4 +75,13 @@ struct WakeGridTests {
         let short = WakeWindow(first: Self.base, served: Self.base, latest: Self.base + Self.ms, precise: false)
         #expect(grid.place(short, reserve: 2 * Self.ms) == nil)
     }
+
+    @Test("a window centuries long (a huge tolerance) does not overflow")
+    func hugeWindow() {
+        let grid = WakeGrid(phase: 0)
+        // No neutral point (served sits at the very end), so the lock-step test runs on a
+        // width near Int64.max.
+        let window = WakeWindow(first: Self.base, served: .max - 2, latest: .max - 1, precise: false)
+        #expect(grid.place(window, reserve: 0) == nil)
+    }
 }

@@ -76,7 +76,8 @@ struct WakeGrid: Sendable, Equatable {
             if point >= window.served { return point }
         }
         let width = end - window.first
-        guard let step = Self.steps.first(where: { $0 <= width && 10 * $0 >= 9 * width }) else { return nil }
+        // `step >= width - width / 10` is `10 * step >= 9 * width` without overflow.
+        guard let step = Self.steps.first(where: { $0 <= width && $0 >= width - width / 10 }) else { return nil }
         return latestPoint(atOrBefore: end, step: step)
     }
 
