@@ -42,6 +42,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
     private var budgetUpdated: Int64 = clibev_monotonic_ns()
     private var descriptors: [ObjectIdentifier: Watcher] = [:]
     private var signals: [ObjectIdentifier: Watcher] = [:]
+    /// Whether tolerant wakes go on ``WakeGrid/machine`` (see ``tolerantTarget(_:)``).
     var usesSharedGrid = false
     /// The sink of the wait in progress; nil outside `wait`.
     private(set) var events: (any BackendEvents)?
