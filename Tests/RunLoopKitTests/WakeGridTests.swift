@@ -1,3 +1,4 @@
+import Foundation
 import PropertyBased
 @testable import RunLoopKit
 import Testing
@@ -83,5 +84,40 @@ struct WakeGridTests {
         // width near Int64.max.
         let window = WakeWindow(first: Self.base, served: .max - 2, latest: .max - 1, precise: false)
         #expect(grid.place(window, reserve: 0) == nil)
+    }
+
+    @Test("on the real loop, a lone tolerant timer waits for the machine's grid point; per loop it does not")
+    func realLoopUsesMachineGrid() {
+        for coalescing in [EVRunLoop.TimerCoalescing.sharedGrid, .perLoop] {
+            let (date, expected, fired) = onFreshThread { () -> (Int64, Int64, Int64) in
+                let loop = EVRunLoop.current
+                loop.timerCoalescing = coalescing
+                // A date 100 ms ahead whose grid point lies at least 40 ms later, the same for
+                // any reserve from 1 to 5 ms (the reserve follows the measured oversleep).
+                var date = loop.now.nanoseconds + 100 * Self.ms
+                func point(_ reserve: Int64) -> Int64? {
+                    WakeGrid.machine.place(WakeWindow(first: date, served: date, latest: date + 100 * Self.ms, precise: false),
+                                           reserve: reserve)
+                }
+                while !(point(Self.ms) == point(5 * Self.ms) && (point(Self.ms) ?? 0) >= date + 40 * Self.ms) {
+                    date += Self.ms
+                }
+                let fired = LoopBox<Int64>(0)
+                loop.add(EVTimer(fireAt: EVRunLoop.Instant(nanoseconds: date), tolerance: .milliseconds(100)) { _ in
+                    fired.value = loop.now.nanoseconds
+                    loop.stop()
+                }, forMode: .default)
+                loop.run(mode: .default, for: .seconds(2))
+                return (date, point(Self.ms)!, fired.value)
+            }
+            #expect(fired >= date)
+            // Generous: a loaded machine may wake us late, but never before the armed instant.
+            #expect(fired <= date + 100 * Self.ms + 200 * Self.ms)
+            if coalescing == .sharedGrid {
+                #expect(fired >= expected, "fired \((fired - date) / Self.ms) ms after its date, grid point at \((expected - date) / Self.ms) ms")
+            } else {
+                #expect(fired < expected, "per loop: fires at its date, not at the grid point")
+            }
+        }
     }
 }
