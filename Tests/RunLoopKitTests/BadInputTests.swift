@@ -95,11 +95,11 @@ struct BadInputTests {
         let startNaN = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = EVVirtualClock(wallStart: Date(timeIntervalSince1970: .nan))
         }
-        #expect(standardError(startNaN).contains("EVVirtualClock(start:wallStart:): wallStart nan"))
+        #expect(standardError(startNaN).contains("EVVirtualClock(start:wallStart:bootPhase:): wallStart nan"))
         let startHuge = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = EVVirtualClock(wallStart: Date(timeIntervalSince1970: 1e300))
         }
-        #expect(standardError(startHuge).contains("EVVirtualClock(start:wallStart:): wallStart 1e+300"))
+        #expect(standardError(startHuge).contains("EVVirtualClock(start:wallStart:bootPhase:): wallStart 1e+300"))
     }
 
     @Test("a virtual clock starting at Int64.min or near Int64.max")
@@ -107,11 +107,11 @@ struct BadInputTests {
         let low = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = EVVirtualClock(start: EVRunLoop.Instant(nanoseconds: .min))
         }
-        #expect(standardError(low).contains("EVVirtualClock(start:wallStart:): start -9223372036854775808 ns"))
+        #expect(standardError(low).contains("EVVirtualClock(start:wallStart:bootPhase:): start -9223372036854775808 ns"))
         let high = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = EVVirtualClock(start: EVRunLoop.Instant(nanoseconds: .max - 1))
         }
-        #expect(standardError(high).contains("EVVirtualClock(start:wallStart:): start 9223372036854775806 ns"))
+        #expect(standardError(high).contains("EVVirtualClock(start:wallStart:bootPhase:): start 9223372036854775806 ns"))
     }
 
     @Test("signal sources for SIGKILL, SIGSTOP and the C library's reserved 32")

@@ -24,6 +24,9 @@ protocol Backend: AnyObject, Sendable {
     func wait(in window: WakeWindow, events: any BackendEvents)
     /// Ends the current or next ``wait(in:events:)`` early. Safe from any thread.
     func wakeUp()
+    /// Whether tolerant wakes go on the shared ``WakeGrid`` (``EVRunLoop/timerCoalescing``
+    /// is `.sharedGrid`) rather than at the loop's own greedy instant. Loop thread only.
+    var usesSharedGrid: Bool { get set }
 
     /// Whether this backend can watch descriptors and signals (the virtual one cannot).
     var watchesKernelEvents: Bool { get }

@@ -43,6 +43,8 @@ final class LibevBackend: Backend, @unchecked Sendable {
     private var budgetUpdated: Int64 = clibev_monotonic_ns()
     private var descriptors: [ObjectIdentifier: Watcher] = [:]
     private var signals: [ObjectIdentifier: Watcher] = [:]
+    /// Whether tolerant wakes go on ``WakeGrid/machine`` (see ``tolerantTarget(_:)``).
+    var usesSharedGrid = false
     /// The sink of the wait in progress; nil outside `wait`.
     private(set) var events: (any BackendEvents)?
 
@@ -139,10 +141,12 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// Where to wake in a window that ends a tolerance: at the served fire date, but early
     /// enough that the wake's latency plus the callouts (a reserve of 1 ms plus twice the
     /// mean oversleep) still end within the tolerance; never before the first fire date.
+    /// With the shared grid, at the grid point the window allows before that reserve, if any.
     private func tolerantTarget(_ window: WakeWindow) -> Int64 {
+        let reserve = 1_000_000 &+ 2 &* max(meanOversleep, 0)
+        if usesSharedGrid, let point = WakeGrid.machine.place(window, reserve: reserve) { return point }
         guard window.served != window.latest else { return window.latest }
-        let reserve = 1_000_000 + 2 * meanOversleep
-        return max(window.first, min(window.served, window.latest - reserve))
+        return max(window.first, min(window.served, window.latest &- reserve))
     }
 
     /// How early to wake for a precise deadline: 0 when the spin budget cannot pay for it.

@@ -9,7 +9,8 @@ import Synchronization
 /// The backend of a loop on an ``EVVirtualClock``: a wait with a deadline moves the clock
 /// to it and returns at once; a wait without one blocks until ``wakeUp()``. Its wakes are
 /// never late, so it wakes at the window's ``WakeWindow/served`` instant: exactly the
-/// greedy schedule.
+/// greedy schedule; with the shared grid, at the grid point the window allows (no reserve),
+/// on the clock's grid (``EVVirtualClock/bootPhase``).
 ///
 /// File descriptors and signals need the real kernel: ``EVRunLoop`` refuses to add such
 /// sources to a virtual loop.
@@ -17,8 +18,18 @@ final class VirtualBackend: Backend {
     let clock: EVVirtualClock
     private let wakePending = Mutex(false)
     private let sleeper = Sleeper()
+    private let grid: WakeGrid
+    private let sharedGrid = Atomic(false)
 
-    init(clock: EVVirtualClock) { self.clock = clock }
+    init(clock: EVVirtualClock) {
+        self.clock = clock
+        grid = WakeGrid(phase: clock.bootPhase.nanoseconds)
+    }
+
+    var usesSharedGrid: Bool {
+        get { sharedGrid.load(ordering: .relaxed) }
+        set { sharedGrid.store(newValue, ordering: .relaxed) }
+    }
 
     func now() -> EVRunLoop.Instant { clock.now }
     func wallNow() -> Date { clock.wallNow }
@@ -33,7 +44,8 @@ final class VirtualBackend: Backend {
         }
         if takeWake() { return }
         if window.served != .max {
-            clock.advance(to: EVRunLoop.Instant(nanoseconds: window.served))
+            let target = usesSharedGrid ? grid.place(window, reserve: 0) ?? window.served : window.served
+            clock.advance(to: EVRunLoop.Instant(nanoseconds: target))
             return
         }
         sleeper.sleep(until: takeWake)

@@ -37,20 +37,30 @@ public final class EVVirtualClock: Sendable {
 
     private let state: Mutex<State>
 
+    /// The phase of the shared wake grid for loops on this clock whose
+    /// ``EVRunLoop/timerCoalescing`` is ``EVRunLoop/TimerCoalescing/sharedGrid``: every grid
+    /// step's points lie at `bootPhase + k × step` on this clock. A real machine draws its
+    /// phase from its boot id; a virtual clock takes it as given, so tests are deterministic.
+    public let bootPhase: Duration
+
     /// Creates a clock whose monotonic reading starts at `start` and whose wall clock
     /// starts at `wallStart` (default: 2026-01-01 00:00:00 UTC, on a whole second).
+    ///
+    /// `bootPhase` places the shared wake grid of loops on this clock (default: zero).
     ///
     /// - Precondition: `start` is in `0...1e18` ns (31 years of uptime, leaving the rest of
     ///   `Int64` for deadlines), and `wallStart` within ±9e9 s of 1970.
     public init(
         start: EVRunLoop.Instant = EVRunLoop.Instant(nanoseconds: 1_000_000_000_000),
-        wallStart: Date = Date(timeIntervalSince1970: 1_767_225_600)
+        wallStart: Date = Date(timeIntervalSince1970: 1_767_225_600),
+        bootPhase: Duration = .zero
     ) {
-        let call = "EVVirtualClock(start:wallStart:)"
+        let call = "EVVirtualClock(start:wallStart:bootPhase:)"
         require(start.nanoseconds >= 0 && start.nanoseconds <= 1_000_000_000_000_000_000,
                 "\(call): start \(start.nanoseconds) ns must be in 0...1000000000000000000")
         let wallNanos = Self.checkedNanos(wallStart, call: call, name: "wallStart")
         state = Mutex(State(now: start, wallOffset: wallNanos - start.nanoseconds))
+        self.bootPhase = bootPhase
     }
 
     /// `date` in nanoseconds since 1970, or a message naming `call` when it has none.
