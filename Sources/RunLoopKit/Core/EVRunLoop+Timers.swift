@@ -163,11 +163,11 @@ extension EVRunLoop {
         let fire: Int64
         switch timer.start {
         case .instant(let nanos): fire = nanos
-        case .afterInterval(let nanos) where !timer.isAligned: fire = backend.now().nanoseconds.addingSaturating(nanos)
+        case .afterInterval(let nanos) where !timer.isAligned: fire = backend.now().nanoseconds.saturatingAdd(nanos)
         case .at(let date): fire = nanos(at: date)
         default: return .min
         }
-        return fire.addingSaturating(timer.toleranceNanos)
+        return fire.saturatingAdd(timer.toleranceNanos)
     }
 
     /// Removes `timer` from `mode` (or every common mode) without invalidating it. Safe
@@ -206,18 +206,6 @@ extension EVRunLoop {
 }
 
 extension Int64 {
-    /// `self + other`, clamped to `Int64`'s range.
-    func addingSaturating(_ other: Int64) -> Int64 {
-        let (sum, overflow) = addingReportingOverflow(other)
-        return overflow ? (other > 0 ? .max : .min) : sum
-    }
-
-    /// `self - other`, clamped to `Int64`'s range.
-    func subtractingSaturating(_ other: Int64) -> Int64 {
-        let (difference, overflow) = subtractingReportingOverflow(other)
-        return overflow ? (other < 0 ? .max : .min) : difference
-    }
-
     /// Division rounding toward negative infinity.
     func dividedFloor(by divisor: Int64) -> Int64 {
         let (q, r) = quotientAndRemainder(dividingBy: divisor)

@@ -6,6 +6,12 @@ extension Int64 {
         return overflow ? (other > 0 ? .max : .min) : sum
     }
 
+    /// `self - other`, clamped to `Int64`'s range.
+    func saturatingSubtract(_ other: Int64) -> Int64 {
+        let (difference, overflow) = subtractingReportingOverflow(other)
+        return overflow ? (other < 0 ? .max : .min) : difference
+    }
+
     /// `self * other`, clamped to `Int64`'s range.
     func saturatingMultiply(_ other: Int64) -> Int64 {
         let (product, overflow) = multipliedReportingOverflow(by: other)

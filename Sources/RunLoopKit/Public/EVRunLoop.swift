@@ -404,12 +404,12 @@ public final class EVRunLoop: @unchecked Sendable {
     /// The loop-clock instant (ns) of wall-clock `date`, exact to the nanosecond the `Date`
     /// holds, saturating at `Int64`'s range.
     func nanos(at date: Date) -> Int64 {
-        let ahead = date.nanosecondsSince1970.subtractingSaturating(backend.wallNanos())
-        return backend.now().nanoseconds.addingSaturating(ahead)
+        let ahead = date.nanosecondsSince1970.saturatingSubtract(backend.wallNanos())
+        return backend.now().nanoseconds.saturatingAdd(ahead)
     }
 
     /// The wall-clock date of loop-clock instant `nanos`.
     func date(atNanos nanos: Int64) -> Date {
-        EVVirtualClock.date(nanoseconds: backend.wallNanos().addingSaturating(nanos.subtractingSaturating(backend.now().nanoseconds)))
+        EVVirtualClock.date(nanoseconds: backend.wallNanos().saturatingAdd(nanos.saturatingSubtract(backend.now().nanoseconds)))
     }
 }

@@ -307,7 +307,7 @@ public final class EVTimer: @unchecked Sendable {
         let target: Int64
         switch start {
         case .instant(let nanos): target = nanos
-        case .afterInterval(let nanos): target = now.addingSaturating(nanos)
+        case .afterInterval(let nanos): target = now.saturatingAdd(nanos)
         case .at(let date): target = loop.nanos(at: date)
         case .monotonicGrid, .resolved: return
         }
