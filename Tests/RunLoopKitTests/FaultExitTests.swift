@@ -51,14 +51,15 @@ struct FaultExitTests {
     @Test("a second loop watching the same signal stops with a message naming the signal")
     func signalOnTwoLoops() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let first = onFreshThread { () -> EVRunLoop in
-                let loop = EVRunLoop.current
-                loop.add(EVSource(signal: SIGUSR2) { _ in }, forMode: .default)
-                return loop
-            }
-            withExtendedLifetime(first) {
+            // The first loop's thread stays alive (a thread's exit lets its loop's signals go).
+            let added = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
                 EVRunLoop.current.add(EVSource(signal: SIGUSR2) { _ in }, forMode: .default)
+                added.signal()
+                sleep(60)
             }
+            added.wait()
+            EVRunLoop.current.add(EVSource(signal: SIGUSR2) { _ in }, forMode: .default)
         }
         #expect(standardError(result).contains("EVRunLoop.add(_:forMode:): signal 12 is already caught by another loop"))
     }

@@ -15,6 +15,9 @@ import Synchronization
 ///   mode are skipped, never delivered in a burst.
 /// - A timer never fires early. With a ``tolerance`` it may fire up to that much late, which
 ///   lets the loop serve several timers with one wake.
+/// - A fire date beyond the clock's range (about 292 years from its origin), such as
+///   `Date.distantFuture` or an interval of `.seconds(Int64.max)`, means "never": the timer
+///   stays scheduled but never fires or wakes the loop.
 ///
 /// ```swift
 /// let timer = EVTimer(interval: 1, repeats: true, tolerance: 0.1) { _ in refresh() }
