@@ -236,14 +236,23 @@ struct FaultTests {
     @Test("work queued to a loop whose thread has exited does not keep that loop alive")
     func workForExitedThread() {
         let weakLoop = WeakBox<EVRunLoop>()
+        let weakVirtual = WeakBox<EVRunLoop>()
         do {
             let loop = onJoinedThread { EVRunLoop.current }
             loop.perform { _ = loop }
             loop.add(EVTimer(interval: 1, repeats: false) { _ in }, forMode: .default)
             loop.add(EVSource { _ in }, forMode: .default)
             weakLoop.object = loop
+            let virtual = onJoinedThread { () -> EVRunLoop in
+                let loop = EVRunLoop(clock: EVVirtualClock())
+                loop.add(EVTimer(interval: 1, repeats: false) { _ in _ = loop }, forMode: .default)
+                return loop
+            }
+            virtual.perform { _ = virtual }
+            weakVirtual.object = virtual
         }
         #expect(weakLoop.object == nil)
+        #expect(weakVirtual.object == nil)
     }
 
     @Test("adding and invalidating 100,000 common-mode timers, manual sources and observers finishes (O(log n) each)")

@@ -105,7 +105,9 @@ public final class EVRunLoop: @unchecked Sendable {
     /// The loop is not the thread's ``current`` loop, except while it runs. Descriptor and
     /// signal sources need the real kernel and cannot be added to it.
     public convenience init(clock: EVVirtualClock) {
-        self.init(backend: VirtualBackend(clock: clock), owner: ThreadLoops.currentID)
+        let thread = ThreadLoops.current
+        self.init(backend: VirtualBackend(clock: clock), owner: thread.id)
+        thread.adopt(self)
     }
 
     /// The loop of the calling thread, created on first use; inside a callout, the loop
