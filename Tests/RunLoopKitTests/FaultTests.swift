@@ -221,16 +221,20 @@ struct FaultTests {
         #expect(link.object == nil)
     }
 
-    @Test("a frame timer left on the loop of a thread that exits does not keep that loop alive")
+    @Test("a frame timer left on the loop of a thread that exits does not keep that loop alive, nor itself")
     func frameTimerOnExitedThread() {
         let loop = WeakBox<EVRunLoop>()
+        let link = WeakBox<EVFrameTimer>()
         onJoinedThread {
             let current = EVRunLoop.current
-            current.add(EVFrameTimer(framesPerSecond: 60) { _ in }, forMode: .default)
+            let frameTimer = EVFrameTimer(framesPerSecond: 60) { _ in }
+            current.add(frameTimer, forMode: .default)
             current.run(mode: .default, for: .milliseconds(20))
             loop.object = current
+            link.object = frameTimer
         }
         #expect(loop.object == nil)
+        #expect(link.object == nil)
     }
 
     @Test("work queued to a loop whose thread has exited does not keep that loop alive")

@@ -73,7 +73,10 @@ public final class EVRunLoop: @unchecked Sendable {
     /// Timers and sources point back at the modes that hold them; breaks those cycles.
     private func breakCycles() {
         for state in modes.values {
-            for timer in state.timers.allTimers { timer.nodes.removeAll() }
+            for timer in state.timers.allTimers {
+                timer.nodes.removeAll()
+                timer.loopReleased?()
+            }
             for source in state.manualSources + state.kernelSources { source.modes.removeAll() }
         }
     }

@@ -66,6 +66,9 @@ public final class EVTimer: @unchecked Sendable {
     var loop: EVRunLoop? { link.loop }
     /// One node per mode the timer is in.
     var nodes: [(state: ModeState, node: TimerNode)] = []
+    /// Called when the timer's loop lets go of it for good (the loop is released, or its
+    /// thread exited); set once, before the timer is shared.
+    var loopReleased: (@Sendable () -> Void)?
 
     private static let counter = Atomic<UInt64>(0)
 
