@@ -52,9 +52,6 @@ public final class EVTimer: @unchecked Sendable {
     /// Tie-breaker for equal fire dates: creation order.
     let sequence: UInt64
 
-    /// Validity and the loop the timer belongs to, changed together (a timer serves one loop
-    /// only, as in CF).
-    let link = LoopLink()
     var start: Start
     // Loop thread only (see above); plain reads and writes that never span a callout.
     @exclusivity(unchecked) var fireNanos: Int64 = 0
@@ -62,6 +59,9 @@ public final class EVTimer: @unchecked Sendable {
     /// The end of the tolerance; a fire date at the end of the clock stays there ("never").
     var latestNanos: Int64 { fireNanos.saturatingAdd(toleranceNanos) }
     @exclusivity(unchecked) var isFiring = false
+    /// Validity and the loop the timer belongs to, changed together (a timer serves one loop
+    /// only, as in CF). Declared after the fields a fire reads, which stay together.
+    let link = LoopLink()
     /// The loop this timer was added to.
     var loop: EVRunLoop? { link.loop }
     /// One node per mode the timer is in.
