@@ -141,6 +141,60 @@ struct FaultTests {
         #expect(outcome == "error invalid")
     }
 
+    @Test("a source made with closesDescriptor closes its descriptor on invalidate, on its loop or never added")
+    func ownedDescriptor() throws {
+        var fds: [Int32] = [0, 0]
+        try #require(pipe(&fds) == 0)
+        defer { close(fds[1]) }
+        let readEnd = fds[0]
+        let closed = onFreshThread { () -> Bool in
+            let loop = EVRunLoop.current
+            guard let source = try? EVSource(fileDescriptor: readEnd, closesDescriptor: true, handler: { _ in })
+            else { return false }
+            loop.add(source, forMode: .default)
+            loop.run(mode: .default, for: .milliseconds(10))
+            source.invalidate()
+            return fcntl(readEnd, F_GETFD) == -1 && errno == EBADF
+        }
+        #expect(closed)
+
+        var other: [Int32] = [0, 0]
+        try #require(pipe(&other) == 0)
+        defer { close(other[1]) }
+        let unadded = try EVSource(fileDescriptor: other[0], closesDescriptor: true) { _ in }
+        unadded.invalidate()
+        #expect(fcntl(other[0], F_GETFD) == -1)
+    }
+
+    @Test("two sources for one signal on one loop: the disposition comes back after the last invalidate")
+    func twoSourcesOneSignal() {
+        let (fired, afterFirst, afterSecond) = onFreshThread { () -> (Int, Bool, Bool) in
+            let previous = signal(SIGURG, SIG_IGN)
+            defer { signal(SIGURG, previous) }
+            func ignored() -> Bool {
+                var now = sigaction()
+                sigaction(SIGURG, nil, &now)
+                return unsafeBitCast(now.__sigaction_handler.sa_handler, to: Int.self)
+                    == unsafeBitCast(SIG_IGN, to: Int.self)
+            }
+            let loop = EVRunLoop.current
+            let fired = LoopBox(0)
+            let first = EVSource(signal: SIGURG) { _ in fired.value += 1 }
+            let second = EVSource(signal: SIGURG) { _ in fired.value += 1 }
+            loop.add(first, forMode: .default)
+            loop.add(second, forMode: .default)
+            pthread_kill(pthread_self(), SIGURG)
+            loop.run(mode: .default, for: .milliseconds(200), returnAfterSourceHandled: false)
+            first.invalidate()
+            let afterFirst = ignored()
+            second.invalidate()
+            return (fired.value, afterFirst, ignored())
+        }
+        #expect(fired == 2)
+        #expect(!afterFirst)
+        #expect(afterSecond)
+    }
+
     @Test("invalidating a signal source restores the signal's previous disposition")
     func signalDispositionRestored() {
         let restored = onFreshThread { () -> Bool in
@@ -169,29 +223,42 @@ struct FaultTests {
         #expect(link.object == nil)
     }
 
-    @Test("a frame timer left on the loop of a thread that exits does not keep that loop alive")
+    @Test("a frame timer left on the loop of a thread that exits does not keep that loop alive, nor itself")
     func frameTimerOnExitedThread() {
         let loop = WeakBox<EVRunLoop>()
+        let link = WeakBox<EVFrameTimer>()
         onJoinedThread {
             let current = EVRunLoop.current
-            current.add(EVFrameTimer(framesPerSecond: 60) { _ in }, forMode: .default)
+            let frameTimer = EVFrameTimer(framesPerSecond: 60) { _ in }
+            current.add(frameTimer, forMode: .default)
             current.run(mode: .default, for: .milliseconds(20))
             loop.object = current
+            link.object = frameTimer
         }
         #expect(loop.object == nil)
+        #expect(link.object == nil)
     }
 
     @Test("work queued to a loop whose thread has exited does not keep that loop alive")
     func workForExitedThread() {
         let weakLoop = WeakBox<EVRunLoop>()
+        let weakVirtual = WeakBox<EVRunLoop>()
         do {
             let loop = onJoinedThread { EVRunLoop.current }
             loop.perform { _ = loop }
             loop.add(EVTimer(interval: 1, repeats: false) { _ in }, forMode: .default)
             loop.add(EVSource { _ in }, forMode: .default)
             weakLoop.object = loop
+            let virtual = onJoinedThread { () -> EVRunLoop in
+                let loop = EVRunLoop(clock: EVVirtualClock())
+                loop.add(EVTimer(interval: 1, repeats: false) { _ in _ = loop }, forMode: .default)
+                return loop
+            }
+            virtual.perform { _ = virtual }
+            weakVirtual.object = virtual
         }
         #expect(weakLoop.object == nil)
+        #expect(weakVirtual.object == nil)
     }
 
     @Test("adding and invalidating 100,000 common-mode timers, manual sources and observers finishes (O(log n) each)")

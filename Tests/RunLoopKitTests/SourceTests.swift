@@ -3,7 +3,7 @@ import Glibc
 import RunLoopKit
 import Testing
 
-@Suite("Sources")
+@Suite("Sources", .timeLimit(.minutes(1)))
 struct SourceTests {
     @Test("a manual source signalled from another thread fires after wakeUp()", arguments: [LoopKind.virtual, .libev])
     func manualFromAnotherThread(kind: LoopKind) {
@@ -115,7 +115,7 @@ extension SourceTests {
     }
 }
 
-@Suite("Frame timer")
+@Suite("Frame timer", .timeLimit(.minutes(1)))
 struct FrameTimerTests {
     @Test("frames sit on the grid; a blocking callout drops frames, counted, never burst (virtual clock)")
     func droppedFramesVirtual() {

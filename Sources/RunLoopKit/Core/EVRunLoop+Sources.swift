@@ -115,6 +115,7 @@ extension EVRunLoop: BackendEvents {
     /// handler is called once, in this mode's next blocks phase (before the loop sleeps).
     private func fail(_ source: EVSource, with error: Error, in state: ModeState) {
         source.error = error
+        source.disownDescriptor()
         source.invalidate()
         blocks.append(QueuedBlock(modes: [state.mode], label: nil) { [weak self] in self?.fire(source) })
     }

@@ -27,7 +27,7 @@ struct LoopLink: ~Copyable, Sendable {
     func claim(for loop: EVRunLoop) -> Claim {
         state.withLock { state in
             guard valid.load(ordering: .relaxed) else { return .invalidated }
-            if let owner = state.loop, owner !== loop { return .otherLoop }
+            if let owner = state.loop { return owner === loop ? .claimed : .otherLoop }
             state.loop = loop
             return .claimed
         }

@@ -18,6 +18,10 @@ final class ThreadLoops {
     var own: EVRunLoop?
     /// Unretained: a loop is alive while it runs (its caller holds it).
     var running: [Unmanaged<EVRunLoop>] = []
+    /// The other loops this thread owns (virtual-clock loops), weakly.
+    private var adopted: [WeakLoop] = []
+
+    private struct WeakLoop { weak var loop: EVRunLoop? }
 
     /// The main thread's identity, known before the main thread first asks for it (so that
     /// ``EVRunLoop/main`` can be created on any thread).
@@ -42,14 +46,24 @@ final class ThreadLoops {
     /// The calling thread's identity.
     static var currentID: UInt64 { current.id }
 
+    /// Records that this thread owns `loop` (besides ``own``), so that its exit lets the
+    /// loop's work go too.
+    func adopt(_ loop: EVRunLoop) {
+        if adopted.count >= 16, adopted.count.nonzeroBitCount == 1 {  // prune at powers of two
+            adopted.removeAll { $0.loop == nil }
+        }
+        adopted.append(WeakLoop(loop: loop))
+    }
+
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
         let status = pthread_key_create(&key) { raw in
             guard let raw else { return }
             let record = Unmanaged<ThreadLoops>.fromOpaque(raw).takeRetainedValue()
-            // Work queued to the loop from now on can never run: let it go, so that it
-            // does not keep the loop alive.
+            // Work queued to the thread's loops can never run: let it go, so that it does
+            // not keep them alive.
             record.own?.ownerThreadExited()
+            for weak in record.adopted { weak.loop?.ownerThreadExited() }
         }
         require(status == 0, "RunLoopKit: pthread_key_create failed (\(status))")
         return key

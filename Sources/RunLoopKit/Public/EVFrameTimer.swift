@@ -24,9 +24,10 @@ public final class EVFrameTimer: @unchecked Sendable {
     // `membership` and `target` are behind mutexes.
     //
     // Ownership: the loop keeps an added link alive through its timer (timer -> callout ->
-    // target -> link). The target holds the link only from the first add to
-    // ``invalidate()``, so a link never added is freed; the link refers to its loop weakly,
-    // so a link cannot keep a loop (whose thread exited) alive.
+    // target -> link). The target holds the link only from an add until ``invalidate()``
+    // or until the loop lets go of the timer (it is released, or its thread exited), so a
+    // link never added is freed; the link refers to its loop weakly, so a link cannot keep
+    // a loop alive.
 
     /// Frames per second.
     public let framesPerSecond: Double
@@ -77,6 +78,7 @@ public final class EVFrameTimer: @unchecked Sendable {
                         alignmentOffsetNanos: nil, label: label ?? "frame") { timer in
             target.link?.serveFrame(scheduled: timer.fireNanos)
         }
+        timer.loopReleased = { target.link = nil }
     }
 
     /// Called by the inner timer with its scheduled fire instant.

@@ -93,7 +93,10 @@ public final class EVRunLoop: @unchecked Sendable {
     /// in other modes' queues alive (the queues hold them unretained).
     private func breakCycles() {
         let timers = modes.values.flatMap { $0.timers.allTimers }
-        for timer in timers { timer.nodes.removeAll() }
+        for timer in timers {
+            timer.nodes.removeAll()
+            timer.loopReleased?()
+        }
         for state in modes.values {
             for source in state.manualSources + state.kernelSources { source.modes.removeAll() }
         }
@@ -126,7 +129,9 @@ public final class EVRunLoop: @unchecked Sendable {
     /// The loop is not the thread's ``current`` loop, except while it runs. Descriptor and
     /// signal sources need the real kernel and cannot be added to it.
     public convenience init(clock: EVVirtualClock) {
-        self.init(backend: VirtualBackend(clock: clock), owner: ThreadLoops.currentID)
+        let thread = ThreadLoops.current
+        self.init(backend: VirtualBackend(clock: clock), owner: thread.id)
+        thread.adopt(self)
     }
 
     /// The loop of the calling thread, created on first use; inside a callout, the loop

@@ -169,6 +169,10 @@ public final class EVSource: @unchecked Sendable {
         }
     }
 
+    /// Records that the descriptor is not the source's to close any more: it was closed
+    /// elsewhere, and its number may now be another file's.
+    func disownDescriptor() { descriptorClosed.store(true, ordering: .releasing) }
+
     /// Closes the descriptor if the source owns it (once).
     func closeOwnedDescriptor() {
         guard closesDescriptor, let fd = fileDescriptor,

@@ -15,6 +15,9 @@ import Synchronization
 ///   mode are skipped, never delivered in a burst.
 /// - A timer never fires early. With a ``tolerance`` it may fire up to that much late, which
 ///   lets the loop serve several timers with one wake.
+/// - A fire date beyond the clock's range (about 292 years from its origin), such as
+///   `Date.distantFuture` or an interval of `.seconds(Int64.max)`, means "never": the timer
+///   stays scheduled but never fires or wakes the loop.
 ///
 /// ```swift
 /// let timer = EVTimer(interval: 1, repeats: true, tolerance: 0.1) { _ in refresh() }
@@ -49,9 +52,6 @@ public final class EVTimer: @unchecked Sendable {
     /// Tie-breaker for equal fire dates: creation order.
     let sequence: UInt64
 
-    /// Validity and the loop the timer belongs to, changed together (a timer serves one loop
-    /// only, as in CF).
-    let link = LoopLink()
     var start: Start
     // Loop thread only (see above); plain reads and writes that never span a callout.
     @exclusivity(unchecked) var fireNanos: Int64 = 0
@@ -62,10 +62,16 @@ public final class EVTimer: @unchecked Sendable {
     /// Whether ``fireDate`` was set during the timer's own callout: the date set is kept
     /// instead of the next interval (CF's `oldFireTSR < _fireTSR` test).
     @exclusivity(unchecked) var fireDateSetInCallout = false
+    /// Validity and the loop the timer belongs to, changed together (a timer serves one loop
+    /// only, as in CF). Declared after the fields a fire reads, which stay together.
+    let link = LoopLink()
     /// The loop this timer was added to.
     var loop: EVRunLoop? { link.loop }
     /// One node per mode the timer is in.
     var nodes: [(state: ModeState, node: TimerNode)] = []
+    /// Called when the timer's loop lets go of it for good (the loop is released, or its
+    /// thread exited); set once, before the timer is shared.
+    var loopReleased: (@Sendable () -> Void)?
 
     private static let counter = Atomic<UInt64>(0)
 
