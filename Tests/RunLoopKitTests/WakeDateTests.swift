@@ -10,7 +10,7 @@ final class LoopBox<Value>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
 }
 
-@Suite("wakeDate")
+@Suite("wakeDate", .timeLimit(.minutes(1)))
 struct WakeDateTests {
     @Test("every callout of one pass reads the same wakeDate, set before the first entry observer")
     func onePassOneDate() {
