@@ -14,9 +14,9 @@ enum BenchmarksFile {
 
         ```
         make bench                                      # full run, rewrites this file
-        swift run -c release loop-bench                 # full run, table on stdout
-        swift run -c release loop-bench --quick         # a few seconds, smoke test (CI)
-        swift run -c release loop-bench --only coalescing,wake --json
+        swift run -c release --package-path Benchmarks loop-bench           # table on stdout
+        swift run -c release --package-path Benchmarks loop-bench --quick   # smoke test (CI)
+        swift run -c release --package-path Benchmarks loop-bench --only coalescing,wake --json
         ```
 
         ## Machine
