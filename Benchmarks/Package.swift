@@ -10,6 +10,9 @@ let package = Package(
         // The library under test, by path: the repository root.
         .package(name: "RunLoopKit", path: ".."),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Peers: SwiftNIO's event loop, and swift-async-algorithms' AsyncTimerSequence.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
     ],
     targets: [
         // The raw libev side of every workload, in C, plus the clocks and counters all peers share.
@@ -24,6 +27,9 @@ let package = Package(
                 .product(name: "RunLoopKit", package: "RunLoopKit"),
                 "CLibevBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             ],
             path: "loop-bench"
         ),
