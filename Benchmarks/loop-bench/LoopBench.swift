@@ -23,7 +23,7 @@ struct LoopBench: ParsableCommand {
     @Option(help: ArgumentHelp("Also write the report (machine, date, table, goals, how to reproduce) to this Markdown file, and its SVG charts next to it.", valueName: "path"))
     var write: String?
 
-    @Option(help: "Repetitions of each measurement (default: 5, or 2 with --quick).")
+    @Option(help: "Repetitions of each measurement (default: 5, or 1 with --quick).")
     var repetitions: Int?
 
     @Option(help: ArgumentHelp("Measure only these peers (comma-separated: \(Peer.keys)), e.g. for profiling.", valueName: "peers"))

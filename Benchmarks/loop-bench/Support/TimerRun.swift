@@ -30,7 +30,8 @@ struct TimerRun: Sendable {
     }
 
     func run(on peer: Peer, log: FireLog?) -> Outcome {
-        switch peer {
+        Quiet.wait()
+        return switch peer {
         case .runLoopKit: onFreshThread { runLoopKit(log: log) }
         case .libev: onFreshThread { libev(log: log) }
         case .foundation: onFreshThread { foundation(log: log) }

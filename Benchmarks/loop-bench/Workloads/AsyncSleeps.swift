@@ -62,6 +62,7 @@ enum AsyncSleeps {
     /// Runs the tasks for `seconds` (after one interval to settle) and returns the window's
     /// counters; `log` gets each sleep's lateness (ns).
     private static func run(_ peer: Peer, phases: [Double], seconds: Double, log: FireLog) -> RunStats {
+        Quiet.wait()
         let ended = AtomicCounter()
         let tasks = phases.map { phase in
             Task.detached {
