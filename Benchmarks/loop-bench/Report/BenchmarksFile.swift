@@ -109,9 +109,8 @@ enum BenchmarksFile {
             text += "- \(row.workload), \(row.metric): \(figure)"
             text += details.isEmpty ? "" : " (\(details.joined(separator: "; ")))"
             text += " — goal \(row.goal!): \(verdict)"
-            if let best = row.bestPeer {
-                let ahead = row.better == .higher ? best.ratio >= 1 : best.ratio <= 1
-                text += "; best peer \(best.peer.rawValue): \(NumberFormat.value(best.ratio))×, RunLoopKit \(ahead ? "at or ahead" : "behind")"
+            if let best = row.bestPeer, let ahead = row.aheadOfBestPeer {
+                text += "; best peer \(best.peer.rawValue): \(NumberFormat.ratio(best.ratio)), RunLoopKit \(ahead ? "at or ahead" : "behind")"
             }
             text += "\n"
         }
@@ -124,9 +123,8 @@ enum BenchmarksFile {
     static func bestPeers(_ rows: [Row]) -> String {
         var text = "\n## Best peer per row\n\nRunLoopKit ÷ the best other peer (for fires/s and calls/s higher is better, for the rest lower).\n\n"
         for row in rows {
-            guard let best = row.bestPeer else { continue }
-            let ahead = row.better == .higher ? best.ratio >= 1 : best.ratio <= 1
-            text += "- \(row.workload), \(row.metric): \(best.peer.rawValue), \(NumberFormat.value(best.ratio))× — RunLoopKit \(ahead ? "at or ahead" : "behind")\n"
+            guard let best = row.bestPeer, let ahead = row.aheadOfBestPeer else { continue }
+            text += "- \(row.workload), \(row.metric): \(best.peer.rawValue), \(NumberFormat.ratio(best.ratio)) — RunLoopKit \(ahead ? "at or ahead" : "behind")\n"
         }
         return text
     }

@@ -52,11 +52,12 @@ struct Row: Codable, Sendable {
         return ours / theirs
     }
 
-    /// The best measured peer other than RunLoopKit, and RunLoopKit's ratio to it; nil when
-    /// the row has no better direction or no ratio.
-    var bestPeer: (peer: Peer, ratio: Double)? {
+    /// The best measured peer other than RunLoopKit, and RunLoopKit's ratio to it (nil when
+    /// either median is zero, e.g. no fire late at all); nil when the row has no better
+    /// direction or no other peer measured it.
+    var bestPeer: (peer: Peer, ratio: Double?)? {
         let candidates = Peer.others.compactMap { peer -> (Peer, Double)? in
-            guard let median = cells[peer]?.summary?.median, median.isFinite, median > 0 else { return nil }
+            guard let median = cells[peer]?.summary?.median, median.isFinite, median >= 0 else { return nil }
             return (peer, median)
         }
         let best: (Peer, Double)?
@@ -65,8 +66,15 @@ struct Row: Codable, Sendable {
         case .higher: best = candidates.max { $0.1 < $1.1 }
         case .neither: best = nil
         }
-        guard let best, let ratio = ratio(to: best.0) else { return nil }
-        return (best.0, ratio)
+        guard let best else { return nil }
+        return (best.0, ratio(to: best.0))
+    }
+
+    /// Whether RunLoopKit is at least as good as the best other peer; nil without one.
+    var aheadOfBestPeer: Bool? {
+        guard let best = bestPeer, let ours = cells[.runLoopKit]?.summary?.median,
+              let theirs = cells[best.peer]?.summary?.median else { return nil }
+        return better == .higher ? ours >= theirs : ours <= theirs
     }
 }
 

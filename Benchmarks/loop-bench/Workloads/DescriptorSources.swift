@@ -41,6 +41,7 @@ enum DescriptorSources {
             var passes: [Peer: [Double]] = [:]
             for _ in 0..<plan.repetitions {
                 for peer in plan.peers where unavailable[peer] == nil {
+                    Quiet.wait()
                     let pipes = Pipes(count: count + 1)
                     let outcome = run(peer, pipes: pipes, samples: plan.descriptorSamples, feedSeconds: plan.descriptorFeedSeconds)
                     pipes.close(readEnds: peer != .nio)
