@@ -43,7 +43,12 @@ struct SVGChart {
         ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"][index % 8]
     }
 
-    private let left = 90.0, right = 190.0, top = 40.0, bottom = 55.0
+    private let right = 190.0, top = 40.0, bottom = 55.0
+    /// Room for the y labels: the box names when there are boxes (about 7 px a character).
+    private var left: Double {
+        if case .boxes(let boxes) = content { return max(90, Double(boxes.map(\.name.count).max() ?? 0) * 7 + 20) }
+        return 90
+    }
     private var plotWidth: Double { width - left - right }
     private var plotHeight: Double { height - top - bottom }
 

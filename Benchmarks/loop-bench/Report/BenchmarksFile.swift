@@ -32,7 +32,8 @@ enum BenchmarksFile {
         - OS: \(machine.kernel)
         - libev \(machine.libev), \(machine.swift), release build; RunLoopKit at \(machine.revision)
         - Each figure: median of \(plan.repetitions) repetitions, ± half the range as % of the median.
-          Peers interleave within each repetition; each measurement runs on a fresh thread.
+          Peers interleave within each repetition; each loop measurement runs on a fresh
+          thread, the other peers on their own threads, after the process went quiet.
 
         ## Results
 
@@ -65,11 +66,13 @@ enum BenchmarksFile {
           process (`getrusage(RUSAGE_SELF)`), i.e. each time a thread doing the work went to
           sleep; CPU is the process's (`CLOCK_PROCESS_CPUTIME_ID`). The thread that starts a
           run is blocked during its window and every other thread the benchmark made is idle,
-          so the figures are those of the threads at work: the loop thread for RunLoopKit,
-          libev and Foundation; Dispatch's manager thread and the queue's worker for Dispatch;
-          the event loop thread for NIO; the concurrency pool's threads plus Dispatch's
-          manager thread (the global executor's delayed jobs are Dispatch timers on Linux) for
-          Task.sleep and AsyncTimerSequence.
+          so the figures are those of the threads at work (seen per thread in
+          `/proc/<pid>/task/*/status` during a run): the loop thread for RunLoopKit, libev and
+          Foundation; for Dispatch, the thread that runs its timers and the workers that drain
+          the queue (`com.apple.root.default-qos.overcommit` threads); the event loop thread
+          (`NIO-ELT-…`) for NIO; for Task.sleep and AsyncTimerSequence, that same Dispatch
+          timer thread (the global executor's delayed jobs are Dispatch timers on Linux) plus
+          the concurrency pool's two threads (`com.apple.root.default-qos`).
         - Timers keep a steady rate on their own grid for every peer: NIO re-arms
           `scheduleTask(deadline:)` at the next grid point (its `scheduleRepeatedTask` counts
           the delay from the end of each run, so it drifts), tasks sleep `until:` the next grid
