@@ -28,12 +28,14 @@ test: deps
 	rm -f .build-log.txt
 	$(SWIFT) test --skip-build
 
+# The benchmark is its own package (Benchmarks/), so that `make test` never builds its peers;
+# run from the root, it writes BENCHMARKS.md and its charts here.
 bench: deps
-	$(SWIFT) run -c release loop-bench --write BENCHMARKS.md
+	$(SWIFT) run -c release --package-path Benchmarks loop-bench --write BENCHMARKS.md
 
 # The DocC catalogue, with every DocC warning an error.
 docs: deps
 	$(SWIFT) package --disable-sandbox generate-documentation --target RunLoopKit --warnings-as-errors
 
 clean:
-	rm -rf .build
+	rm -rf .build Benchmarks/.build

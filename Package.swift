@@ -11,7 +11,7 @@ let package = Package(
         .library(name: "RunLoopKitExperimental", targets: ["RunLoopKitExperimental"]),
     ],
     dependencies: [
-        // Example and benchmark command lines.
+        // The examples' command lines (the benchmark is its own package: Benchmarks/).
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // Property tests of the timer queue under virtual time.
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
@@ -144,20 +144,6 @@ let package = Package(
             name: "TaskTimersTests",
             // The executable too, so that the end-to-end test finds it built next to the tests.
             dependencies: ["RunLoopKit", "TaskTimers", "task-timers", "ExampleTesting"]
-        ),
-        // The benchmark: RunLoopKit, raw libev (C) and Foundation's RunLoop side by side.
-        .target(
-            name: "CLibevBench",
-            path: "Benchmarks/CLibevBench",
-            linkerSettings: [.linkedLibrary("ev")]
-        ),
-        .executableTarget(
-            name: "loop-bench",
-            dependencies: [
-                "RunLoopKit", "CLibevBench",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Benchmarks/loop-bench"
         ),
         // Prints the real loop's timer precision: aligned-second phase and 10 ms lateness.
         .executableTarget(

@@ -31,6 +31,14 @@ int64_t lb_thread_voluntary_switches(void) {
     return usage.ru_nvcsw;
 }
 
+int64_t lb_process_cpu_ns(void) { return clock_ns(CLOCK_PROCESS_CPUTIME_ID); }
+
+int64_t lb_process_voluntary_switches(void) {
+    struct rusage usage;
+    if (getrusage(RUSAGE_SELF, &usage) != 0) return -1;
+    return usage.ru_nvcsw;
+}
+
 int64_t lb_resident_bytes(void) {
     FILE *file = fopen("/proc/self/statm", "r");
     if (!file) return -1;
@@ -110,12 +118,12 @@ int lb_run_timers(int32_t count, double interval, const double *first_after,
     if (log) log->count = 0;
     run.fires = 0;
     run.wakes = 0;
-    int64_t cpu0 = lb_thread_cpu_ns(), wall0 = lb_monotonic_ns();
-    int64_t switches0 = lb_thread_voluntary_switches();
+    int64_t cpu0 = lb_process_cpu_ns(), wall0 = lb_monotonic_ns();
+    int64_t switches0 = lb_process_voluntary_switches();
     ev_run(loop, 0);
-    stats->cpu_ns = lb_thread_cpu_ns() - cpu0;
+    stats->cpu_ns = lb_process_cpu_ns() - cpu0;
     stats->wall_ns = lb_monotonic_ns() - wall0;
-    stats->voluntary_switches = lb_thread_voluntary_switches() - switches0;
+    stats->voluntary_switches = lb_process_voluntary_switches() - switches0;
     stats->fires = run.fires;
     stats->wakes = run.wakes;
 
@@ -291,6 +299,104 @@ int lb_pass_overhead(int32_t passes, int wake_each_pass, int64_t *total_ns) {
     ev_async_stop(loop, &run.async);
     ev_loop_destroy(loop);
     return run.checks == (uint64_t)passes ? 0 : -1;
+}
+
+// MARK: Descriptor sources
+
+typedef struct {
+    int32_t active_read_fd;
+    int32_t active_write_fd;
+    int32_t samples;
+    double gap_seconds;
+    int feeding;
+    int64_t feeds;
+    _Atomic int64_t sent_at;
+    _Atomic int32_t handled;
+    int64_t *latencies;
+} descriptor_run;
+
+static void idle_readable(struct ev_loop *loop, ev_io *w, int revents) {
+    (void)loop;
+    (void)w;
+    (void)revents;
+}
+
+static void active_readable(struct ev_loop *loop, ev_io *w, int revents) {
+    (void)revents;
+    descriptor_run *run = ev_userdata(loop);
+    char byte;
+    if (read(w->fd, &byte, 1) != 1) return;
+    if (run->feeding) {
+        run->feeds++;
+        if (write(run->active_write_fd, &byte, 1) != 1) ev_break(loop, EVBREAK_ALL);
+        return;
+    }
+    int64_t now = lb_monotonic_ns();
+    int32_t index = atomic_load_explicit(&run->handled, memory_order_relaxed);
+    run->latencies[index] = now - atomic_load_explicit(&run->sent_at, memory_order_acquire);
+    atomic_store_explicit(&run->handled, index + 1, memory_order_release);
+    if (index + 1 == run->samples) ev_break(loop, EVBREAK_ALL);
+}
+
+static void *descriptor_sender(void *argument) {
+    descriptor_run *run = argument;
+    struct timespec gap = {0, (long)(run->gap_seconds * 1e9)};
+    char byte = 1;
+    for (int32_t i = 0; i < run->samples; i++) {
+        while (atomic_load_explicit(&run->handled, memory_order_acquire) < i) sched_yield();
+        nanosleep(&gap, NULL);
+        atomic_store_explicit(&run->sent_at, lb_monotonic_ns(), memory_order_release);
+        if (write(run->active_write_fd, &byte, 1) != 1) break;
+    }
+    return NULL;
+}
+
+int lb_descriptors(int32_t count, const int32_t *read_fds, int32_t active_write_fd,
+                   int32_t samples, double gap_seconds, double feed_seconds,
+                   int64_t *add_ns, int64_t *latencies, int64_t *feeds, int64_t *feed_wall_ns) {
+    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+    if (!loop) return -1;
+    descriptor_run run = {.active_read_fd = read_fds[count], .active_write_fd = active_write_fd,
+                          .samples = samples, .gap_seconds = gap_seconds, .latencies = latencies};
+    atomic_init(&run.sent_at, 0);
+    atomic_init(&run.handled, 0);
+    ev_set_userdata(loop, &run);
+    ev_io *watchers = malloc(sizeof(ev_io) * (size_t)(count + 1));
+    if (!watchers) return -1;
+    int64_t t0 = lb_monotonic_ns();
+    for (int32_t i = 0; i <= count; i++) {
+        ev_io_init(&watchers[i], i == count ? active_readable : idle_readable, read_fds[i], EV_READ);
+        ev_io_start(loop, &watchers[i]);
+    }
+    *add_ns = lb_monotonic_ns() - t0;
+
+    int status = 0;
+    pthread_t sender;
+    if (pthread_create(&sender, NULL, descriptor_sender, &run) != 0) {
+        status = -1;
+    } else {
+        ev_run(loop, 0);
+        pthread_join(sender, NULL);
+    }
+
+    // Feeding: the callback writes back each byte it reads; a timer ends the window.
+    run.feeding = 1;
+    ev_timer stop;
+    ev_timer_init(&stop, run_over, feed_seconds, 0.);
+    ev_now_update(loop);
+    ev_timer_start(loop, &stop);
+    char byte = 1;
+    int64_t wall0 = lb_monotonic_ns();
+    if (status == 0 && write(active_write_fd, &byte, 1) == 1) ev_run(loop, 0);
+    *feed_wall_ns = lb_monotonic_ns() - wall0;
+    *feeds = run.feeds;
+    (void)!read(run.active_read_fd, &byte, 1);  // the byte in flight when the window ended
+
+    ev_timer_stop(loop, &stop);
+    for (int32_t i = 0; i <= count; i++) ev_io_stop(loop, &watchers[i]);
+    free(watchers);
+    ev_loop_destroy(loop);
+    return status;
 }
 
 // MARK: Memory

@@ -1,13 +1,14 @@
 import ArgumentParser
 import Foundation
 
-/// `loop-bench`: RunLoopKit, raw libev (C) and Foundation's RunLoop on the same workloads,
-/// in one process run, with the ratios RunLoopKit / peer.
+/// `loop-bench`: RunLoopKit against raw libev (C), Foundation's RunLoop, Dispatch, SwiftNIO,
+/// `Task.sleep` and `AsyncTimerSequence` on the same workloads, in one process run, with the
+/// ratios RunLoopKit / peer.
 @main
 struct LoopBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "loop-bench",
-        abstract: "RunLoopKit vs raw libev vs Foundation's RunLoop, side by side, with ratios.",
+        abstract: "RunLoopKit vs libev, Foundation, Dispatch, NIO, Task.sleep and AsyncTimerSequence, side by side, with ratios.",
         discussion: "Workloads: \(Workload.all.map(\.name).joined(separator: ", ")).")
 
     @Flag(help: "A short run of every workload (seconds in all): a smoke test, not numbers to quote.")
@@ -19,20 +20,22 @@ struct LoopBench: ParsableCommand {
     @Option(help: ArgumentHelp("Run only these workloads (comma-separated names).", valueName: "names"))
     var only: String?
 
-    @Option(help: ArgumentHelp("Also write the report (machine, date, table, goals, how to reproduce) to this Markdown file.", valueName: "path"))
+    @Option(help: ArgumentHelp("Also write the report (machine, date, table, goals, how to reproduce) to this Markdown file, and its SVG charts next to it.", valueName: "path"))
     var write: String?
 
-    @Option(help: "Repetitions of each measurement (default: 5, or 2 with --quick).")
+    @Option(help: "Repetitions of each measurement (default: 5, or 1 with --quick).")
     var repetitions: Int?
 
-    @Option(help: ArgumentHelp("Measure only these peers (comma-separated: runloopkit, libev, foundation), e.g. for profiling.", valueName: "peers"))
+    @Option(help: ArgumentHelp("Measure only these peers (comma-separated: \(Peer.keys)), e.g. for profiling.", valueName: "peers"))
     var peers: String?
 
+    /// In a child process (``Children``): the workload whose `child` entry point to run.
     @Option(help: .hidden)
-    var memoryChild: String?
+    var child: String?
 
+    /// In a child process: the arguments of the workload's `child` entry point.
     @Option(help: .hidden)
-    var memoryTimers = 100_000
+    var childArgument: [String] = []
 
     func validate() throws {
         if let names = selectedNames {
@@ -42,9 +45,11 @@ struct LoopBench: ParsableCommand {
             }
         }
         if let repetitions, repetitions < 1 { throw ValidationError("--repetitions must be at least 1") }
-        if let memoryChild, Peer(key: memoryChild) == nil { throw ValidationError("unknown peer \(memoryChild)") }
+        if let child, !Workload.all.contains(where: { $0.name == child && $0.child != nil }) {
+            throw ValidationError("no child entry point for workload \(child)")
+        }
         if let peers, peers.split(separator: ",").contains(where: { Peer(key: String($0)) == nil }) {
-            throw ValidationError("unknown peer in \(peers); choose from runloopkit, libev, foundation")
+            throw ValidationError("unknown peer in \(peers); choose from \(Peer.keys)")
         }
     }
 
@@ -53,8 +58,8 @@ struct LoopBench: ParsableCommand {
     }
 
     func run() throws {
-        if let memoryChild, let peer = Peer(key: memoryChild) {
-            MemoryPerTimer.child(peer, count: memoryTimers)
+        if let child, let entry = Workload.all.first(where: { $0.name == child })?.child {
+            entry(childArgument)
             return
         }
         var plan = quick ? Plan.quick : Plan.full
@@ -82,10 +87,16 @@ struct LoopBench: ParsableCommand {
             print(MarkdownTable.render(rows))
         }
         if let write {
+            let charts = Charts.all(rows: rows, data: ChartData.shared)
             let text = BenchmarksFile.render(machine: machine, plan: plan, quick: quick,
-                                             workloads: chosen, rows: rows)
+                                             workloads: chosen, rows: rows, charts: charts, reportPath: write)
             try text.write(toFile: write, atomically: true, encoding: .utf8)
             log("loop-bench: wrote \(write)")
+            for chart in charts {
+                let path = Charts.path(of: chart, nextTo: write)
+                try chart.svg.write(toFile: path, atomically: true, encoding: .utf8)
+                log("loop-bench: wrote \(path)")
+            }
         }
     }
 

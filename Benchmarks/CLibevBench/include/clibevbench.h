@@ -19,6 +19,11 @@ int64_t lb_realtime_ns(void);
 int64_t lb_thread_cpu_ns(void);
 /// `getrusage(RUSAGE_THREAD).ru_nvcsw`: voluntary context switches of the calling thread.
 int64_t lb_thread_voluntary_switches(void);
+/// `clock_gettime(CLOCK_PROCESS_CPUTIME_ID)` in nanoseconds: CPU time of every thread.
+int64_t lb_process_cpu_ns(void);
+/// `getrusage(RUSAGE_SELF).ru_nvcsw`: voluntary context switches of every thread of the
+/// process (each time a thread blocks: how wakes are counted for every peer).
+int64_t lb_process_voluntary_switches(void);
 /// Resident set size of the process in bytes (`/proc/self/statm`), or -1.
 int64_t lb_resident_bytes(void);
 /// Bytes in use by malloc over all arenas (`mallinfo2().uordblks + hblkhd`).
@@ -35,11 +40,11 @@ typedef struct {
     uint64_t fires;
     /// Loop wakes in the window: `ev_check` callouts (one per return from the backend poll).
     uint64_t wakes;
-    /// CPU time of the loop thread in the window (ns).
+    /// CPU time of the process in the window (ns); the calling thread is the only busy one.
     int64_t cpu_ns;
     /// Wall time of the window (ns).
     int64_t wall_ns;
-    /// Voluntary context switches of the loop thread in the window.
+    /// Voluntary context switches of the process in the window.
     int64_t voluntary_switches;
 } lb_run_stats;
 
@@ -82,6 +87,17 @@ int lb_cross_thread_wake(int32_t samples, double gap_seconds, int64_t *latencies
 /// `ev_run(EVRUN_ONCE)` with the prepare watcher calling `ev_async_send`, so each pass
 /// goes to the backend and returns at once. Stores the total wall time (ns). Returns 0 or -1.
 int lb_pass_overhead(int32_t passes, int wake_each_pass, int64_t *total_ns);
+
+/// Descriptor sources: `count` idle pipes plus one active one, each read end watched by an
+/// `ev_io` (EV_READ). Stores the time to init and start all `count + 1` watchers. Then
+/// another thread writes one byte to the active pipe `samples` times, `gap_seconds` apart and
+/// each after the previous byte was read by the callback: write-to-callback latencies (ns).
+/// Then the callback feeds itself (reads the byte, writes one back) for `feed_seconds`:
+/// `*feeds` callbacks in `*feed_wall_ns`. `read_fds` holds `count + 1` read ends (the last
+/// is active), `active_write_fd` the active pipe's write end. Returns 0 or -1.
+int lb_descriptors(int32_t count, const int32_t *read_fds, int32_t active_write_fd,
+                   int32_t samples, double gap_seconds, double feed_seconds,
+                   int64_t *add_ns, int64_t *latencies, int64_t *feeds, int64_t *feed_wall_ns);
 
 /// Creates a loop holding `count` started `ev_timer`s (one hour away), for memory
 /// measurements; NULL on failure. Release with `lb_timer_set_destroy`.

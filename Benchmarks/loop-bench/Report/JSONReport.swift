@@ -9,6 +9,7 @@ struct JSONReport: Encodable {
         var max: Double?
         var values: [Double]?
         var unavailable: String?
+        var pending: String?
     }
 
     struct Line: Encodable {
@@ -19,6 +20,8 @@ struct JSONReport: Encodable {
         var goalMet: Bool?
         var peers: [String: Figure]
         var ratios: [String: Double]
+        var bestPeer: String?
+        var ratioToBestPeer: Double?
     }
 
     var machine: Machine
@@ -39,12 +42,15 @@ struct JSONReport: Encodable {
                                                   values: s.values.compactMap(\.finite))
                 case .unavailable(let reason):
                     peers[peer.rawValue] = Figure(unavailable: reason)
+                case .pending(let issue):
+                    peers[peer.rawValue] = Figure(pending: issue)
                 }
             }
             var ratios: [String: Double] = [:]
             for peer in Peer.others { if let r = row.ratio(to: peer) { ratios["RunLoopKit/\(peer.rawValue)"] = r } }
             return Line(workload: row.workload, metric: row.metric, unit: row.unit, goal: row.goal,
-                        goalMet: row.goalMet, peers: peers, ratios: ratios)
+                        goalMet: row.goalMet, peers: peers, ratios: ratios, bestPeer: row.bestPeer?.peer.rawValue,
+                        ratioToBestPeer: row.bestPeer?.ratio)
         }
     }
 

@@ -36,7 +36,7 @@ struct Machine: Encodable {
     /// library being measured); "unknown" outside a git checkout.
     static func revision() -> String {
         guard let head = git(["rev-parse", "--short", "HEAD"]), !head.isEmpty else { return "unknown" }
-        let changed = git(["status", "--porcelain", "--", "Sources"]).map { !$0.isEmpty } ?? false
+        let changed = git(["status", "--porcelain", "--", ":/Sources"]).map { !$0.isEmpty } ?? false
         return changed ? "\(head) with uncommitted changes in Sources/" : head
     }
 

@@ -1,10 +1,18 @@
-/// The results as a Markdown table: one row per metric, a column per peer, then the
-/// ratios RunLoopKit / peer and the goal.
+/// The results as a Markdown table: one row per metric, a column per peer (the figure, then
+/// RunLoopKit's ratio to it in brackets), the best peer and the goal. Why a peer cannot do
+/// a workload goes to numbered notes under the table, so the cells stay short.
 enum MarkdownTable {
     static func render(_ rows: [Row]) -> String {
+        var notes: [String] = []
+        func note(_ text: String) -> Int {
+            if let index = notes.firstIndex(of: text) { return index + 1 }
+            notes.append(text)
+            return notes.count
+        }
         var lines = [
-            "| Workload | Metric | Unit | RunLoopKit | libev (C) | Foundation | RunLoopKit / libev | RunLoopKit / Foundation | Goal |",
-            "|---|---|---|---:|---:|---:|---:|---:|---|",
+            "| Workload | Metric | Unit | " + Peer.allCases.map(\.rawValue).joined(separator: " | ")
+                + " | Best peer: RunLoopKit ÷ it | Goal |",
+            "|---|---|---|" + Peer.allCases.map { _ in "---:|" }.joined() + "---|---|",
         ]
         for row in rows {
             let goal = row.goal.map { goal in
@@ -14,15 +22,25 @@ enum MarkdownTable {
                 case nil: goal
                 }
             } ?? ""
-            let cells = [
-                row.workload, row.metric, row.unit,
-                NumberFormat.cell(row.cells[.runLoopKit]), NumberFormat.cell(row.cells[.libev]),
-                NumberFormat.cell(row.cells[.foundation]),
-                NumberFormat.ratio(row.ratio(to: .libev)), NumberFormat.ratio(row.ratio(to: .foundation)),
-                goal,
-            ]
+            let peerCells = Peer.allCases.map { peer -> String in
+                switch row.cells[peer] {
+                case .unavailable(let reason)?: return "n/a [\(note(reason))]"
+                case .pending(let issue)?: return "*pending: \(issue)*"
+                case let cell:
+                    var text = NumberFormat.cell(cell)
+                    if peer != .runLoopKit, let ratio = row.ratio(to: peer) { text += " [\(NumberFormat.ratio(ratio))]" }
+                    return text
+                }
+            }
+            let best = row.bestPeer.map { "\($0.peer.rawValue): \(NumberFormat.ratio($0.ratio))" } ?? "–"
+            let cells = [row.workload, row.metric, row.unit] + peerCells + [best, goal]
             lines.append("| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |")
         }
-        return lines.joined(separator: "\n") + "\n"
+        var text = lines.joined(separator: "\n") + "\n"
+        if !notes.isEmpty {
+            text += "\nn/a:\n"
+            for (index, reason) in notes.enumerated() { text += "\(index + 1). \(reason)\n" }
+        }
+        return text
     }
 }

@@ -23,6 +23,7 @@ enum NumberFormat {
             if summary.median == 0 { return "0 (\(value(summary.min))–\(value(summary.max)))" }
             return value(summary.median) + " ±\(String(format: "%.0f", summary.spreadPercent))%"
         case .unavailable(let reason)?: return "n/a (\(reason))"
+        case .pending(let issue)?: return "pending: \(issue)"
         case nil: return "–"
         }
     }

@@ -1,10 +1,11 @@
 import CLibevBench
 import Foundation
 
-/// The clocks and per-thread counters every peer is measured with (from `CLibevBench`, so
-/// C and Swift read the very same ones).
+/// The clocks and counters every peer is measured with (from `CLibevBench`, so C and Swift
+/// read the very same ones).
 enum Clock {
-    /// `CLOCK_MONOTONIC` in ns.
+    /// `CLOCK_MONOTONIC` in ns (also what `DispatchTime`, `NIODeadline` and `SuspendingClock`
+    /// read on Linux).
     static func monotonic() -> Int64 { lb_monotonic_ns() }
     /// `CLOCK_REALTIME` in ns since 1970.
     static func realtime() -> Int64 { lb_realtime_ns() }
@@ -19,14 +20,19 @@ enum Clock {
     }
 }
 
-/// CPU time, wall time and voluntary context switches of the calling thread over a window.
-struct ThreadWindow {
-    private let cpu0 = lb_thread_cpu_ns()
+/// CPU time, wall time and voluntary context switches of the whole process over a window.
+///
+/// Process-wide, so that peers whose work runs on threads of their own (Dispatch's manager
+/// and worker threads, NIO's event loop thread, the concurrency pool) are counted the same
+/// way as a loop thread: during a window the thread that starts the run is blocked, and
+/// every other thread the benchmark made is idle.
+struct ProcessWindow {
+    private let cpu0 = lb_process_cpu_ns()
     private let wall0 = lb_monotonic_ns()
-    private let switches0 = lb_thread_voluntary_switches()
+    private let switches0 = lb_process_voluntary_switches()
 
     /// Closes the window.
     func end() -> (cpuNanos: Int64, wallNanos: Int64, voluntarySwitches: Int64) {
-        (lb_thread_cpu_ns() - cpu0, lb_monotonic_ns() - wall0, lb_thread_voluntary_switches() - switches0)
+        (lb_process_cpu_ns() - cpu0, lb_monotonic_ns() - wall0, lb_process_voluntary_switches() - switches0)
     }
 }

@@ -1,17 +1,23 @@
 import CLibevBench
+import Synchronization
 
 /// A preallocated log of timer callouts — which timer fired, when (monotonic ns) — filled
 /// from the callouts of one loop and analysed after the run.
 ///
 /// The C side fills the same arrays through `lb_fire_log`, so lateness is computed by one
-/// piece of code for every peer.
+/// piece of code for every peer. Callouts on several threads at once (tasks) may record:
+/// each takes its own slot.
 final class FireLog: @unchecked Sendable {
-    // Safe: written only by the callouts of one loop, on that loop's thread, and read only
-    // after that thread handed its result back (`onFreshThread` orders the two).
+    // Safe: every record writes a slot no other record writes (the atomic `next` hands them
+    // out); the arrays are read only after the run handed its result back (a thread join or
+    // a semaphore orders the two).
     let capacity: Int
     let ids: UnsafeMutablePointer<Int32>
     let times: UnsafeMutablePointer<Int64>
-    var count = 0
+    private let next = Atomic<Int>(0)
+
+    /// Fires recorded (at most `capacity`).
+    var count: Int { Swift.min(next.load(ordering: .acquiring), capacity) }
 
     init(capacity: Int) {
         self.capacity = capacity
@@ -27,17 +33,30 @@ final class FireLog: @unchecked Sendable {
     /// Records that timer `id` fired now. The only measuring code inside a timed callout.
     @inline(__always)
     func record(_ id: Int32) {
-        guard count < capacity else { return }
-        ids[count] = id
-        times[count] = lb_monotonic_ns()
-        count += 1
+        let now = lb_monotonic_ns()
+        let slot = next.wrappingAdd(1, ordering: .relaxed).oldValue
+        guard slot < capacity else { return }
+        ids[slot] = id
+        times[slot] = now
     }
+
+    /// Records a value (lateness, ns) rather than a time, under `id`.
+    @inline(__always)
+    func record(_ id: Int32, value: Int64) {
+        let slot = next.wrappingAdd(1, ordering: .relaxed).oldValue
+        guard slot < capacity else { return }
+        ids[slot] = id
+        times[slot] = value
+    }
+
+    /// The values recorded with ``record(_:value:)``.
+    var values: [Int64] { Array(UnsafeBufferPointer(start: times, count: count)) }
 
     /// Runs `body` with the C view of this log; `count` follows what C recorded.
     func withCLog<T>(_ body: (UnsafeMutablePointer<lb_fire_log>) -> T) -> T {
         var log = lb_fire_log(ids: ids, times: times, capacity: Int64(capacity), count: 0)
         let result = body(&log)
-        count = Int(log.count)
+        next.store(Int(log.count), ordering: .releasing)
         return result
     }
 

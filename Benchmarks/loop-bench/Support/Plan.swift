@@ -21,21 +21,29 @@ struct Plan: Sendable {
     var passes: Int
     /// Memory: timers.
     var memoryTimers: Int
-    /// The peers to measure (all three unless `--peers` narrows it, e.g. for profiling).
+    /// Descriptor sources: idle pipes, latency samples, and the self-feeding window (s).
+    var descriptorCounts: [Int]
+    var descriptorSamples: Int
+    var descriptorFeedSeconds: Double
+    /// Jobs: closures (or actor calls) per CPU burst.
+    var jobBurst: Int
+    /// The peers to measure (all unless `--peers` narrows it, e.g. for profiling).
     var peers: [Peer] = Peer.allCases
 
     static let full = Plan(
         repetitions: 5, throughputCounts: [10, 1_000, 10_000, 100_000], throughputSeconds: 1,
         scheduleCounts: [10_000, 100_000], coalescingSeconds: 4, precisionFires: 300,
         alignedInterval: 1, alignedFires: 4, wakeSamples: 1_000, passes: 200_000,
-        memoryTimers: 100_000)
+        memoryTimers: 100_000, descriptorCounts: [10, 8_000], descriptorSamples: 1_000,
+        descriptorFeedSeconds: 1, jobBurst: 100_000)
 
-    /// A smoke test: every workload and peer, fewer and shorter runs, and no 100k-timer
-    /// runs (Foundation needs ~2 s for one pass over 100k due timers and ~10 s to
+    /// A smoke test: every workload and peer, one repetition, shorter runs, and no
+    /// 100k-timer runs (Foundation needs ~2 s for one pass over 100k due timers and ~10 s to
     /// invalidate 100k timers).
     static let quick = Plan(
-        repetitions: 2, throughputCounts: [10, 1_000, 10_000], throughputSeconds: 0.15,
+        repetitions: 1, throughputCounts: [10, 1_000, 10_000], throughputSeconds: 0.15,
         scheduleCounts: [10_000], coalescingSeconds: 1.2, precisionFires: 50,
         alignedInterval: 0.2, alignedFires: 3, wakeSamples: 200, passes: 20_000,
-        memoryTimers: 100_000)
+        memoryTimers: 20_000, descriptorCounts: [10, 8_000], descriptorSamples: 100,
+        descriptorFeedSeconds: 0.2, jobBurst: 10_000)
 }

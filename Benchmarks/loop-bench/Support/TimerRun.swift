@@ -5,12 +5,20 @@ import RunLoopKit
 
 /// A set of repeating timers run for a while on one peer: the shared shape of the fire
 /// throughput, coalescing and precision workloads.
+///
+/// Every peer keeps each timer on its own grid (first fire + k × interval), as a user who
+/// wants a steady rate writes it: `EVTimer` and `Timer` repeat on their grid, libev's
+/// `ev_timer` and a `DispatchSourceTimer` too; NIO reschedules `scheduleTask(deadline:)` at
+/// the next grid point from each callout (`scheduleRepeatedTask` counts its delay from the
+/// end of the previous run, so it drifts); a task loops on `Task.sleep(until:tolerance:)`
+/// at the next grid point; an `AsyncTimerSequence` ticks on its own grid from its start.
 struct TimerRun: Sendable {
     /// Seconds between fires of every timer.
     var interval: Double
     /// Timer i first fires `firstAfter[i]` seconds after the common start.
     var firstAfter: [Double]
-    /// Each timer's tolerance (s); libev gets `ev_set_timeout_collect_interval` instead.
+    /// Each timer's tolerance (s); libev gets `ev_set_timeout_collect_interval` instead,
+    /// Dispatch a leeway; Foundation on Linux and NIO have none.
     var tolerance: Double = 0
     /// The measured window (s); setup and teardown are outside it.
     var seconds: Double
@@ -22,14 +30,21 @@ struct TimerRun: Sendable {
     }
 
     func run(on peer: Peer, log: FireLog?) -> Outcome {
-        onFreshThread {
-            switch peer {
-            case .runLoopKit: runLoopKit(log: log)
-            case .libev: libev(log: log)
-            case .foundation: foundation(log: log)
-            }
+        Quiet.wait()
+        return switch peer {
+        case .runLoopKit: onFreshThread { runLoopKit(log: log) }
+        case .libev: onFreshThread { libev(log: log) }
+        case .foundation: onFreshThread { foundation(log: log) }
+        case .dispatch: dispatch(log: log)
+        case .nio: nio(log: log)
+        case .taskSleep: taskSleep(log: log)
+        case .timerSequence: timerSequence(log: log)
         }
     }
+
+    var intervalNanos: Int64 { Int64((interval * 1e9).rounded()) }
+
+    func afterNanos(_ index: Int) -> Int64 { Int64((firstAfter[index] * 1e9).rounded()) }
 
     private func runLoopKit(log: FireLog?) -> Outcome {
         let loop = EVRunLoop.current
@@ -54,15 +69,13 @@ struct TimerRun: Sendable {
             loop.add(timer, forMode: .default)
             timers.append(timer)
         }
-        loop.resetStatistics()
-        let window = ThreadWindow()
+        counter.value = 0
+        let window = ProcessWindow()
         loop.run(mode: .default, for: .seconds(seconds))
         let (cpu, wall, switches) = window.end()
-        let wakes = loop.statistics.wakeups
         for timer in timers { timer.invalidate() }
         return Outcome(
-            stats: RunStats(fires: counter.value, wakes: wakes, cpuNanos: cpu, wallNanos: wall,
-                            voluntarySwitches: switches),
+            stats: RunStats(fires: counter.value, cpuNanos: cpu, wallNanos: wall, voluntarySwitches: switches),
             firstFire: firstFires(from: start.monotonic))
     }
 
@@ -86,11 +99,6 @@ struct TimerRun: Sendable {
     private func foundation(log: FireLog?) -> Outcome {
         let runLoop = RunLoop.current
         let counter = Counter()
-        let wakes = Counter()
-        let observer = CFRunLoopObserverCreateWithHandler(
-            nil, CFOptionFlags(EVRunLoop.Activity.afterWaiting.rawValue), true, 0
-        ) { _, _ in wakes.value += 1 }
-        CFRunLoopAddObserver(CFRunLoopGetCurrent(), observer, kCFRunLoopDefaultMode)
         let start = Clock.pairedNow()
         var timers: [Timer] = []
         timers.reserveCapacity(firstAfter.count)
@@ -111,19 +119,33 @@ struct TimerRun: Sendable {
             timers.append(timer)
         }
         counter.value = 0
-        wakes.value = 0
-        let window = ThreadWindow()
+        let window = ProcessWindow()
         let end = Date(timeIntervalSinceNow: seconds)
         while Date() < end { _ = runLoop.run(mode: .default, before: end) }
         let (cpu, wall, switches) = window.end()
-        let stats = RunStats(fires: counter.value, wakes: wakes.value, cpuNanos: cpu, wallNanos: wall,
-                             voluntarySwitches: switches)
+        let stats = RunStats(fires: counter.value, cpuNanos: cpu, wallNanos: wall, voluntarySwitches: switches)
         for timer in timers { timer.invalidate() }
-        CFRunLoopObserverInvalidate(observer)
         return Outcome(stats: stats, firstFire: firstFires(from: start.monotonic))
     }
 
-    private func firstFires(from start: Int64) -> [Int64] {
-        firstAfter.map { start + Int64(($0 * 1e9).rounded()) }
+    /// Measures a peer whose timers run on threads of its own: `start` sets them up and
+    /// returns the common start (monotonic ns); the window is `seconds` of this thread asleep;
+    /// `stop` ends them and waits until no callout runs.
+    func measureWindow(
+        fires: AtomicCounter, start: () -> Int64, stop: () -> Void
+    ) -> Outcome {
+        let origin = start()
+        let before = fires.value
+        let window = ProcessWindow()
+        sleepThread(seconds)
+        let (cpu, wall, switches) = window.end()
+        let count = fires.value - before
+        stop()
+        return Outcome(stats: RunStats(fires: count, cpuNanos: cpu, wallNanos: wall, voluntarySwitches: switches),
+                       firstFire: firstFires(from: origin))
+    }
+
+    func firstFires(from start: Int64) -> [Int64] {
+        firstAfter.indices.map { start + afterNanos($0) }
     }
 }

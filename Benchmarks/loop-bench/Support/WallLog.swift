@@ -1,6 +1,7 @@
-/// Wall-clock times of callouts on one loop thread.
+/// Wall-clock times of the callouts of one peer.
 final class WallLog: @unchecked Sendable {
-    // Safe: written by callouts on one loop thread; read on that thread after its run.
+    // Safe: written by one callout at a time (a loop thread, a serial queue, one task), each
+    // ordered after the previous one; read after the run handed its result back.
     let times: UnsafeMutablePointer<Int64>
     let capacity: Int
     var count = 0

@@ -1,12 +1,18 @@
+import AsyncAlgorithms
 import CLibevBench
 import CoreFoundation
+import Dispatch
 import Foundation
+import NIOCore
 import RunLoopKit
 
 /// Workload 4b: a timer on the whole-second wall-clock grid (`--quick`: a shorter grid);
 /// its phase is how far after the grid point each callout ran. RunLoopKit's
-/// `EVTimer(alignedTo:)`, libev's `ev_periodic`, Foundation's `Timer(fire:interval:)` at
-/// the next grid point.
+/// `EVTimer(alignedTo:)`, libev's `ev_periodic`, and by hand as a user would: Foundation's
+/// `Timer(fire:interval:)` at the next grid point, a `DispatchSourceTimer` with
+/// `schedule(wallDeadline:repeating:leeway: 0)`, NIO's `scheduleTask(in:)` re-armed at the
+/// next grid point from the wall clock, a task looping on `Task.sleep(for:tolerance: 0)` to
+/// the next grid point, and an `AsyncTimerSequence` started after such a sleep.
 enum AlignedPhase {
     static let name = "aligned"
 
@@ -17,7 +23,9 @@ enum AlignedPhase {
         var maxima: [Peer: [Double]] = [:]
         for _ in 0..<plan.repetitions {
             for peer in plan.peers {
-                let times = onFreshThread { wallTimes(on: peer, interval: interval, fires: fires) }
+                let times = [.runLoopKit, .libev, .foundation].contains(peer)
+                    ? onFreshThread { wallTimes(on: peer, interval: interval, fires: fires) }
+                    : wallTimes(on: peer, interval: interval, fires: fires)
                 let grid = Int64((interval * 1e9).rounded())
                 let phases = Summary(times.map { time -> Double in
                     let phase = time % grid
@@ -32,6 +40,12 @@ enum AlignedPhase {
                                  values: medians)
         medianRow.goalMet = medianRow.cells[.runLoopKit]?.summary.map { $0.median < 100 }
         return [medianRow, Row.make(name, "\(grid) aligned phase max", unit: "µs", values: maxima)]
+    }
+
+    /// The next point of the wall-clock grid of `interval` seconds (ns since 1970).
+    private static func nextGridPoint(_ interval: Double) -> Int64 {
+        let grid = Int64((interval * 1e9).rounded())
+        return (Clock.realtime() / grid + 1) * grid
     }
 
     /// The wall-clock times (ns since 1970) of the first `fires` callouts.
@@ -59,6 +73,45 @@ enum AlignedPhase {
             RunLoop.current.add(timer, forMode: .default)
             while log.count < fires { _ = RunLoop.current.run(mode: .default, before: .distantFuture) }
             timer.invalidate()
+        case .dispatch:
+            let done = DispatchSemaphore(value: 0)
+            let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "loop-bench.aligned"))
+            let next = nextGridPoint(interval)
+            timer.schedule(wallDeadline: DispatchWallTime(timespec: timespec(tv_sec: Int(next / 1_000_000_000),
+                                                                              tv_nsec: Int(next % 1_000_000_000))),
+                           repeating: .nanoseconds(Int(interval * 1e9)), leeway: .nanoseconds(0))
+            timer.setEventHandler { if log.record() == fires { done.signal() } }
+            timer.activate()
+            done.wait()
+            timer.cancel()
+        case .nio:
+            let done = DispatchSemaphore(value: 0)
+            let loop = NIOLoop.loop
+            @Sendable func arm() {
+                let delay = nextGridPoint(interval) - Clock.realtime()
+                loop.scheduleTask(in: .nanoseconds(delay)) {
+                    if log.record() == fires { done.signal() } else { arm() }
+                }
+            }
+            loop.execute { arm() }
+            done.wait()
+        case .taskSleep:
+            blockingAwait {
+                while log.count < fires {
+                    let delay = nextGridPoint(interval) - Clock.realtime()
+                    try? await Task.sleep(for: .nanoseconds(delay), tolerance: .zero)
+                    _ = log.record()
+                }
+            }
+        case .timerSequence:
+            blockingAwait {
+                try? await Task.sleep(for: .nanoseconds(nextGridPoint(interval) - Clock.realtime()), tolerance: .zero)
+                _ = log.record()
+                for await _ in AsyncTimerSequence(interval: .seconds(double: interval), tolerance: .zero,
+                                                   clock: SuspendingClock()) {
+                    if log.record() == fires { break }
+                }
+            }
         }
         return Array(UnsafeBufferPointer(start: log.times, count: log.count))
     }

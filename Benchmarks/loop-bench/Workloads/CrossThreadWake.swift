@@ -5,12 +5,10 @@ import RunLoopKit
 
 /// Workload 5: another thread wakes the sleeping loop, `samples` times, each after the
 /// previous wake was handled and a short gap (so the loop is asleep again). Latency from
-/// just before the call to the callout that sees it.
-///
-/// - wakeUp: RunLoopKit `wakeUp()` → `afterWaiting` observer; libev `ev_async_send` →
-///   `ev_async` callback; CF `CFRunLoopWakeUp` → `afterWaiting` observer.
-/// - perform: RunLoopKit `perform` → the block; Foundation `RunLoop.perform` +
-///   `CFRunLoopWakeUp` (CF's perform does not wake the loop) → the block.
+/// just before the call to the callout that sees it: RunLoopKit `wakeUp()` → `afterWaiting`
+/// observer; libev `ev_async_send` → `ev_async` callback; CF `CFRunLoopWakeUp` →
+/// `afterWaiting` observer. Work sent across threads (`perform`, `queue.async`, NIO's
+/// `execute`, tasks) is the job workload's.
 enum CrossThreadWake {
     static let name = "wake"
     static let gap = 0.0005
@@ -19,18 +17,20 @@ enum CrossThreadWake {
         case wakeUp, perform
     }
 
+    static let unavailable: [Peer: String] = [
+        .dispatch: "no loop to wake: a queue wakes for work sent to it (see jobs)",
+        .nio: "no bare wake-up: the loop wakes for work sent to it, execute (see jobs)",
+        .taskSleep: "no loop to wake: a task wakes for a job (see jobs)",
+        .timerSequence: "a timer sequence has nothing to wake from another thread",
+    ]
+
     static func measure(_ plan: Plan) -> [Row] {
         var rows: [Row] = []
-        for call in Call.allCases {
+        for call in [Call.wakeUp] {
             var medians: [Peer: [Double]] = [:]
             var p99s: [Peer: [Double]] = [:]
-            var unavailable: [Peer: String] = [:]
             for _ in 0..<plan.repetitions {
-                for peer in plan.peers {
-                    if peer == .libev && call == .perform {
-                        unavailable[peer] = "no block queue; its cross-thread call is ev_async_send, see wakeUp"
-                        continue
-                    }
+                for peer in plan.peers where unavailable[peer] == nil {
                     let summary = Summary(onFreshThread { latencies(call, on: peer, samples: plan.wakeSamples) })
                     medians[peer, default: []].append(summary.median / 1e3)
                     p99s[peer, default: []].append(summary.percentile(99) / 1e3)
@@ -46,8 +46,9 @@ enum CrossThreadWake {
         return rows
     }
 
-    /// Runs on the loop thread; returns the latencies (ns).
-    private static func latencies(_ call: Call, on peer: Peer, samples: Int) -> [Double] {
+    /// Runs on the loop thread; returns the latencies (ns). `perform` is kept for the job
+    /// workload (``ExecutorJobs``).
+    static func latencies(_ call: Call, on peer: Peer, samples: Int) -> [Double] {
         let probe = WakeProbe(samples: samples, gap: gap)
         switch peer {
         case .runLoopKit:
@@ -99,6 +100,8 @@ enum CrossThreadWake {
                 _ = runLoop.value.run(mode: .default, before: .distantFuture)
             }
             keepAlive.invalidate()
+        default:
+            fatalError("loop-bench wake: \(peer.rawValue) has no loop to wake")
         }
         probe.joinSender()
         return probe.latencies.map(Double.init)

@@ -1,13 +1,18 @@
+import AsyncAlgorithms
 import CLibevBench
+import Dispatch
 import Foundation
+import NIOCore
 import RunLoopKit
 
 /// Workload 7: memory per timer — the growth of resident memory, and of bytes in use by
 /// malloc, when 100k one-shot timers (an hour away, empty callouts, no other reference
 /// kept) are added to a loop.
 ///
-/// Each measurement runs in a child process (this binary with `--memory-child`), so
-/// memory freed by earlier workloads cannot hide the growth.
+/// Each measurement runs in a child process (``Children``), so memory freed by earlier
+/// workloads cannot hide the growth. Dispatch: timer sources on one queue (kept in an
+/// array, 8 bytes each); NIO: `scheduleTask(in:)` on its loop; Task.sleep and
+/// AsyncTimerSequence: a task each, asleep (the task is the timer's cost there).
 enum MemoryPerTimer {
     static let name = "memory"
 
@@ -28,32 +33,22 @@ enum MemoryPerTimer {
         ]
     }
 
-    /// Runs this binary as `--memory-child <peer> --memory-timers <count>` and reads the two
-    /// totals it prints.
+    /// Runs a child (`--child memory`) for `peer` and reads the two totals it prints.
     private static func measureInChild(_ peer: Peer, count: Int) -> (Int64, Int64) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: selfExecutable())
-        process.arguments = ["--memory-child", peer.key, "--memory-timers", String(count)]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        do {
-            try process.run()
-        } catch {
-            fatalError("loop-bench: cannot start the memory child: \(error)")
-        }
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let output = Children.run(name) { _ in [peer.key, String(count)] }[0]
         let numbers = output.split(separator: " ").compactMap { Int64($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        precondition(process.terminationStatus == 0 && numbers.count == 2,
-                     "loop-bench: the memory child for \(peer.rawValue) printed \(output.debugDescription)")
+        guard numbers.count == 2 else {
+            fatalError("loop-bench: the memory child for \(peer.rawValue) printed \(output.debugDescription)")
+        }
         return (numbers[0], numbers[1])
     }
 
-    private static func selfExecutable() -> String {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        precondition(length > 0, "loop-bench: readlink(/proc/self/exe) failed")
-        return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    /// The child's entry point: `[peer key, timer count]`.
+    static func child(_ arguments: [String]) {
+        guard arguments.count == 2, let peer = Peer(key: arguments[0]), let count = Int(arguments[1]) else {
+            fatalError("loop-bench memory child: expected a peer and a count, got \(arguments)")
+        }
+        child(peer, count: count)
     }
 
     /// In the child, on the main thread: adds `count` timers to `peer`'s loop and prints
@@ -67,6 +62,12 @@ enum MemoryPerTimer {
             RunLoop.current.add(Timer(fire: Date(timeIntervalSinceNow: 7200), interval: 0, repeats: false) { _ in }, forMode: .default)
         case .libev:
             break
+        case .dispatch:
+            DispatchSource.makeTimerSource(queue: memoryQueue).activate()
+        case .nio:
+            NIOLoop.onLoop { _ = NIOLoop.loop.scheduleTask(in: .hours(2)) {} }
+        case .taskSleep, .timerSequence:
+            startSleepers(peer, count: 1)
         }
         let rss0 = lb_resident_bytes()
         let heap0 = lb_heap_in_use_bytes()
@@ -87,10 +88,55 @@ enum MemoryPerTimer {
         case .libev:
             libevSet = lb_timer_set_create(Int32(count))
             precondition(libevSet != nil, "lb_timer_set_create failed")
+        case .dispatch:
+            var timers: [any DispatchSourceTimer] = []
+            timers.reserveCapacity(count)
+            for index in 0..<count {
+                let timer = DispatchSource.makeTimerSource(queue: memoryQueue)
+                timer.schedule(deadline: .now() + 3600 + Double(index) * 1e-6)
+                timer.setEventHandler {}
+                timer.activate()
+                timers.append(timer)
+            }
+            dispatchTimers = timers
+        case .nio:
+            NIOLoop.onLoop {
+                for index in 0..<count {
+                    _ = NIOLoop.loop.scheduleTask(in: .seconds(3600) + .microseconds(Int64(index))) {}
+                }
+            }
+        case .taskSleep, .timerSequence:
+            startSleepers(peer, count: count)
         }
         let rss1 = lb_resident_bytes()
         let heap1 = lb_heap_in_use_bytes()
         print(rss1 - rss0, heap1 - heap0)
         if let libevSet { lb_timer_set_destroy(libevSet) }
+    }
+
+    private static let memoryQueue = DispatchQueue(label: "loop-bench.memory")
+    // Written once, by the child's main thread, only to keep the timers alive until it exits.
+    nonisolated(unsafe) private static var dispatchTimers: [any DispatchSourceTimer] = []
+
+    /// Starts `count` tasks asleep for an hour (on `Task.sleep` or an `AsyncTimerSequence`)
+    /// and returns once every one of them is about to sleep, plus 0.3 s for the last ones
+    /// to get there.
+    private static func startSleepers(_ peer: Peer, count: Int) {
+        let started = AtomicCounter()
+        for _ in 0..<count {
+            if peer == .taskSleep {
+                Task.detached {
+                    started.increment()
+                    try? await Task.sleep(for: .seconds(3600))
+                }
+            } else {
+                Task.detached {
+                    started.increment()
+                    for await _ in AsyncTimerSequence(interval: .seconds(3600), clock: SuspendingClock()) {}
+                }
+            }
+        }
+        while started.value < count { usleep(10_000) }
+        usleep(300_000)
     }
 }

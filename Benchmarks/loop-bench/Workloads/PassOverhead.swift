@@ -21,12 +21,19 @@ enum PassOverhead {
         case poll, wake
     }
 
+    static let unavailable: [Peer: String] = [
+        .dispatch: "no loop pass to observe",
+        .nio: "no observers of its loop's iterations",
+        .taskSleep: "no loop pass to observe",
+        .timerSequence: "no loop pass to observe",
+    ]
+
     static func measure(_ plan: Plan) -> [Row] {
         var rows: [Row] = []
         for shape in Shape.allCases {
             var perPass: [Peer: [Double]] = [:]
             for _ in 0..<plan.repetitions {
-                for peer in plan.peers {
+                for peer in plan.peers where unavailable[peer] == nil {
                     let total = onFreshThread { run(shape, on: peer, passes: plan.passes) }
                     perPass[peer, default: []].append(Double(total) / Double(plan.passes))
                 }
@@ -35,7 +42,7 @@ enum PassOverhead {
                 ? "zero-timeout run, observers on every activity"
                 : "sleeping pass woken at once from beforeWaiting"
             var row = Row.make(name, "ns per pass: \(metric)", unit: "ns",
-                               goal: shape == .poll ? "< 300 ns" : nil, values: perPass)
+                               goal: shape == .poll ? "< 300 ns" : nil, values: perPass, unavailable: unavailable)
             if shape == .poll { row.goalMet = row.cells[.runLoopKit]?.summary.map { $0.median < 300 } }
             rows.append(row)
         }
@@ -112,6 +119,8 @@ enum PassOverhead {
             keepAlive.invalidate()
             check(callouts.value, shape: shape, passes: passes, peer: peer)
             return total
+        default:
+            fatalError("loop-bench pass: \(peer.rawValue) has no loop pass")
         }
     }
 

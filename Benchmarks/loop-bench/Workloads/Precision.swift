@@ -15,6 +15,7 @@ enum Precision {
                 let lateness = Summary(log.lateness(
                     firstFire: outcome.firstFire, interval: Int64(interval * 1e9), slack: 1_000_000))
                 medians[peer, default: []].append(lateness.median / 1e3)
+                ChartData.shared.setSamples("lateness 10 ms timer", peer, lateness.values.map { $0 / 1e3 })
                 p99s[peer, default: []].append(lateness.percentile(99) / 1e3)
             }
         }

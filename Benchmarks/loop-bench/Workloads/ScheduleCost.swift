@@ -1,10 +1,14 @@
 import CLibevBench
+import Dispatch
 import Foundation
+import NIOCore
 import RunLoopKit
 
 /// Workload 2: create and add N one-shot timers (random fire times 1–2 s away, never
 /// reached), then invalidate them all in random order. Wall ns per timer for each half,
 /// from the second of two rounds on the same thread (the first warms up malloc).
+/// Dispatch: `makeTimerSource` + `schedule` + `activate`, then `cancel`; NIO:
+/// `scheduleTask(in:)` then `cancel()`, both on the event loop's thread.
 enum ScheduleCost {
     static let name = "schedule"
 
@@ -20,6 +24,11 @@ enum ScheduleCost {
         }
     }
 
+    static let unavailable: [Peer: String] = [
+        .taskSleep: "a task registers its sleep inside itself, asynchronously: there is no synchronous add to time",
+        .timerSequence: "a task registers its sleep inside itself, asynchronously: there is no synchronous add to time",
+    ]
+
     static func measure(_ plan: Plan) -> [Row] {
         var rows: [Row] = []
         for count in plan.scheduleCounts {
@@ -27,21 +36,20 @@ enum ScheduleCost {
             var schedule: [Peer: [Double]] = [:]
             var invalidate: [Peer: [Double]] = [:]
             for _ in 0..<plan.repetitions {
-                for peer in plan.peers {
+                for peer in plan.peers where unavailable[peer] == nil {
                     // An untimed round first, on the same thread and loop: the timed round
                     // then finds malloc's arena grown and measures the loop, not page faults.
-                    let (add, stop) = onFreshThread {
-                        _ = run(input, on: peer)
-                        return run(input, on: peer)
-                    }
+                    let (add, stop) = peer == .nio
+                        ? NIOLoop.onLoop { _ = run(input, on: peer); return run(input, on: peer) }
+                        : onFreshThread { _ = run(input, on: peer); return run(input, on: peer) }
                     schedule[peer, default: []].append(Double(add) / Double(count))
                     invalidate[peer, default: []].append(Double(stop) / Double(count))
                 }
             }
             rows.append(Row.make(name, "create + add per timer, N = \(count.grouped)", unit: "ns",
-                                 values: schedule))
+                                 values: schedule, unavailable: unavailable))
             rows.append(Row.make(name, "invalidate per timer, N = \(count.grouped)", unit: "ns",
-                                 values: invalidate))
+                                 values: invalidate, unavailable: unavailable))
         }
         return rows
     }
@@ -84,6 +92,37 @@ enum ScheduleCost {
             let t1 = Clock.monotonic()
             for index in input.stopOrder { timers[Int(index)].invalidate() }
             return (t1 - t0, Clock.monotonic() - t1)
+        case .dispatch:
+            let queue = DispatchQueue(label: "loop-bench.schedule")
+            var timers: [any DispatchSourceTimer] = []
+            timers.reserveCapacity(count)
+            let t0 = Clock.monotonic()
+            for after in input.after {
+                let timer = DispatchSource.makeTimerSource(queue: queue)
+                timer.schedule(deadline: .now() + after)
+                timer.setEventHandler {}
+                timer.activate()
+                timers.append(timer)
+            }
+            let t1 = Clock.monotonic()
+            for index in input.stopOrder { timers[Int(index)].cancel() }
+            let t2 = Clock.monotonic()
+            queue.sync {}
+            return (t1 - t0, t2 - t1)
+        case .nio:
+            // On the event loop's thread (`NIOLoop.onLoop`): off it, every call is a hop.
+            let loop = NIOLoop.loop
+            var tasks: [Scheduled<Void>] = []
+            tasks.reserveCapacity(count)
+            let t0 = Clock.monotonic()
+            for after in input.after {
+                tasks.append(loop.scheduleTask(in: .nanoseconds(Int64(after * 1e9))) {})
+            }
+            let t1 = Clock.monotonic()
+            for index in input.stopOrder { tasks[Int(index)].cancel() }
+            return (t1 - t0, Clock.monotonic() - t1)
+        case .taskSleep, .timerSequence:
+            fatalError("loop-bench schedule: \(peer.rawValue) has no synchronous add")
         }
     }
 }

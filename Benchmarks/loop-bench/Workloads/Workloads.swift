@@ -1,34 +1,48 @@
 /// Every workload, in the issue's order: its `--only` name, a one-line description for
-/// the report, and the function that measures it on all three peers.
+/// the report, the function that measures it on every peer, and, for a workload that
+/// measures in child processes of this binary (``Children``), the child's entry point.
+///
+/// A multi-process workload: its `measure` calls `Children.run(name, count: P) { index in
+/// [arguments] }`, and its `child` does one process's part and prints the result.
 struct Workload: Sendable {
     let name: String
     let summary: String
     let measure: @Sendable (Plan) -> [Row]
+    var child: (@Sendable ([String]) -> Void)? = nil
 
     static let all: [Workload] = [
         Workload(name: FireThroughput.name,
-                 summary: "N repeating timers, 1 ms interval, started together; CPU time of the loop thread per fire, fires/s achieved vs asked.",
+                 summary: "N repeating timers, 1 ms interval, started together; CPU time of the process per fire, fires/s achieved vs asked.",
                  measure: FireThroughput.measure),
         Workload(name: ScheduleCost.name,
                  summary: "create + add N one-shot timers (random 1–2 s), then invalidate all in random order; wall ns per timer (second of two rounds on one thread).",
                  measure: ScheduleCost.measure),
         Workload(name: Coalescing.name,
-                 summary: "1,000 timers, 0.2 s interval, random phases, tolerance 0 and 0.1 s (libev: ev_set_timeout_collect_interval); loop wakes/s, voluntary switches/s (getrusage RUSAGE_THREAD), CPU %, lateness.",
+                 summary: "1,000 timers, 0.2 s interval, random phases, tolerance 0 and 0.1 s (libev: ev_set_timeout_collect_interval, Dispatch: leeway); wakes/s = voluntary context switches of the process (getrusage RUSAGE_SELF), CPU %, lateness.",
                  measure: Coalescing.measure),
         Workload(name: Precision.name,
                  summary: "one 10 ms repeating timer; lateness after each scheduled fire.",
                  measure: Precision.measure),
         Workload(name: AlignedPhase.name,
-                 summary: "timer on the wall-clock grid (EVTimer(alignedTo:), ev_periodic, Timer(fire:) at the next grid point); phase after the grid point.",
+                 summary: "timer on the wall-clock grid (EVTimer(alignedTo:), ev_periodic; by hand: Timer(fire:) at the next grid point, DispatchSourceTimer on a wallDeadline, NIO and Task.sleep re-armed from the wall clock, AsyncTimerSequence after a first sleep); phase after the grid point.",
                  measure: AlignedPhase.measure),
         Workload(name: CrossThreadWake.name,
-                 summary: "another thread wakes the sleeping loop (wakeUp / ev_async_send / CFRunLoopWakeUp, or perform); latency to the callout.",
+                 summary: "another thread wakes the sleeping loop (wakeUp / ev_async_send / CFRunLoopWakeUp); latency to the callout.",
                  measure: CrossThreadWake.measure),
         Workload(name: PassOverhead.name,
                  summary: "idle passes with one observer per activity (CF observers for Foundation; libev: ev_prepare + ev_check); ns per pass.",
                  measure: PassOverhead.measure),
         Workload(name: MemoryPerTimer.name,
-                 summary: "100k timers added to a loop in a child process; resident and malloc growth per timer.",
-                 measure: MemoryPerTimer.measure),
+                 summary: "100k timers added in a child process (Dispatch timer sources, NIO scheduled tasks, a sleeping task each for Task.sleep and AsyncTimerSequence); resident and malloc growth per timer.",
+                 measure: MemoryPerTimer.measure, child: MemoryPerTimer.child),
+        Workload(name: DescriptorSources.name,
+                 summary: "N idle pipes + 1 active, read sources on each (EVSource, ev_io, DispatchSourceRead, NIO pipe channels); add cost, write → handler latency (another thread writes, 0.5 ms apart), handler calls/s when the handler writes back each byte it reads.",
+                 measure: DescriptorSources.measure),
+        Workload(name: ExecutorJobs.name,
+                 summary: "closures sent from another thread (perform, RunLoop.perform + CFRunLoopWakeUp, serial queue async, NIO execute, Task.detached): latency one at a time, CPU per job in a burst; actor calls on a loop's SerialExecutor (NIO; RunLoopKit with issue 11).",
+                 measure: ExecutorJobs.measure),
+        Workload(name: AsyncSleeps.name,
+                 summary: "1,000 tasks looping on a 0.2 s sleep with 0.1 s tolerance (Task.sleep(for:tolerance:), AsyncTimerSequence; loop.clock with issue 12); wakes/s, CPU, lateness.",
+                 measure: AsyncSleeps.measure),
     ]
 }

@@ -1,0 +1,38 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// loop-bench in a package of its own, so that `make test` at the root never builds the
+// benchmark's peers (SwiftNIO, swift-async-algorithms). `make bench` at the root runs it.
+let package = Package(
+    name: "loop-bench",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        // The library under test, by path: the repository root.
+        .package(name: "RunLoopKit", path: ".."),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Peers: SwiftNIO's event loop, and swift-async-algorithms' AsyncTimerSequence.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
+    ],
+    targets: [
+        // The raw libev side of every workload, in C, plus the clocks and counters all peers share.
+        .target(
+            name: "CLibevBench",
+            path: "CLibevBench",
+            linkerSettings: [.linkedLibrary("ev")]
+        ),
+        .executableTarget(
+            name: "loop-bench",
+            dependencies: [
+                .product(name: "RunLoopKit", package: "RunLoopKit"),
+                "CLibevBench",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+            ],
+            path: "loop-bench"
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

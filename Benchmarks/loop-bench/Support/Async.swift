@@ -1,0 +1,34 @@
+import Foundation
+
+/// Runs `body` as a task and blocks the calling (non-pool) thread until it returns.
+///
+/// The benchmark's driver is synchronous; this is how it starts and joins the workloads of
+/// the peers that live in Swift concurrency.
+func blockingAwait<Result: Sendable>(_ body: @escaping @Sendable () async -> Result) -> Result {
+    let handoff = AsyncHandoff<Result>()
+    Task.detached {
+        handoff.result = await body()
+        handoff.done.signal()
+    }
+    handoff.done.wait()
+    return handoff.result!
+}
+
+/// The result of a task, handed to the waiting thread.
+private final class AsyncHandoff<Result>: @unchecked Sendable {
+    // Safe: `result` is written once before `done.signal()` and read only after `done.wait()`.
+    var result: Result?
+    let done = DispatchSemaphore(value: 0)
+}
+
+/// Sleeps the calling thread (not a task) for `seconds`.
+func sleepThread(_ seconds: Double) {
+    var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+    var remaining = timespec()
+    while nanosleep(&request, &remaining) != 0 { request = remaining }
+}
+
+extension Duration {
+    /// A duration of `seconds` (a `Double`), to the nanosecond.
+    static func seconds(double seconds: Double) -> Duration { .nanoseconds(Int64((seconds * 1e9).rounded())) }
+}

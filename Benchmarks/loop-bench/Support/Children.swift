@@ -1,0 +1,45 @@
+import Foundation
+
+/// Child processes of this very binary: a workload that must measure in a process of its
+/// own (memory), or in several at once (a multi-process workload), starts them here.
+///
+/// A child runs as `loop-bench --child <workload> --child-argument <a> --child-argument <b>…`;
+/// `LoopBench` hands it to the workload's `child` entry point, which prints its result on
+/// standard output for the parent to read.
+enum Children {
+    /// Starts `count` children of `workload` at once, each with `arguments(index)`, waits for
+    /// all of them, and returns what each printed (in index order). Stops the benchmark
+    /// with the child's output if one fails.
+    static func run(_ workload: String, count: Int = 1, arguments: (Int) -> [String]) -> [String] {
+        let executable = URL(fileURLWithPath: selfExecutable())
+        let children = (0..<count).map { index -> (Process, Pipe) in
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = ["--child", workload] + arguments(index).flatMap { ["--child-argument", $0] }
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            do {
+                try process.run()
+            } catch {
+                fatalError("loop-bench: cannot start a \(workload) child: \(error)")
+            }
+            return (process, pipe)
+        }
+        return children.map { process, pipe in
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            if process.terminationStatus != 0 {
+                fatalError("loop-bench: a \(workload) child exited with \(process.terminationStatus), printing \(output.debugDescription)")
+            }
+            return output
+        }
+    }
+
+    /// The path of this binary (`/proc/self/exe`).
+    static func selfExecutable() -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        if length <= 0 { fatalError("loop-bench: readlink(/proc/self/exe) failed") }
+        return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

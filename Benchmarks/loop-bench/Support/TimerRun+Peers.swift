@@ -1,0 +1,187 @@
+import AsyncAlgorithms
+import Dispatch
+import Foundation
+import NIOCore
+import Synchronization
+
+/// The timers of the peers that run on threads of their own: Dispatch, NIO, tasks.
+extension TimerRun {
+    /// `DispatchSourceTimer`s on one serial queue, each repeating on its grid with
+    /// `leeway` = the tolerance. Threads at work: Dispatch's manager thread (its timer heap
+    /// and epoll) and the worker that drains the queue.
+    func dispatch(log: FireLog?) -> Outcome {
+        let queue = DispatchQueue(label: "loop-bench.timers")
+        let fires = AtomicCounter()
+        var timers: [any DispatchSourceTimer] = []
+        let repeating = DispatchTimeInterval.nanoseconds(Int(intervalNanos))
+        let leeway = DispatchTimeInterval.nanoseconds(Int((tolerance * 1e9).rounded()))
+        return measureWindow(fires: fires) {
+            let base = DispatchTime.now()
+            for index in firstAfter.indices {
+                let timer = DispatchSource.makeTimerSource(queue: queue)
+                timer.schedule(deadline: base + .nanoseconds(Int(afterNanos(index))), repeating: repeating, leeway: leeway)
+                let id = Int32(index)
+                if let log {
+                    timer.setEventHandler { fires.increment(); log.record(id) }
+                } else {
+                    timer.setEventHandler { fires.increment() }
+                }
+                timer.activate()
+                timers.append(timer)
+            }
+            return Int64(base.uptimeNanoseconds)
+        } stop: {
+            for timer in timers { timer.cancel() }
+            queue.sync {}
+        }
+    }
+
+    /// Timers on NIO's event loop, each a `scheduleTask(deadline:)` rescheduled at its next
+    /// grid point from its callout. NIO has no tolerance. Thread at work: the event loop's.
+    func nio(log: FireLog?) -> Outcome {
+        let loop = NIOLoop.loop
+        let fires = AtomicCounter()
+        let timers = firstAfter.indices.map { NIOTimer(id: Int32($0), interval: intervalNanos, fires: fires, log: log) }
+        return measureWindow(fires: fires) {
+            NIOLoop.onLoop { [self] in
+                let base = NIODeadline.now()
+                for timer in timers {
+                    timer.next = base + .nanoseconds(afterNanos(Int(timer.id)))
+                    timer.arm(on: loop)
+                }
+                return Int64(base.uptimeNanoseconds)
+            }
+        } stop: {
+            NIOLoop.onLoop { for timer in timers { timer.cancel() } }
+        }
+    }
+
+    /// One task per timer, looping on `Task.sleep(until:tolerance:clock: .continuous)` at its
+    /// next grid point. Threads at work: the concurrency pool's and Dispatch's manager thread
+    /// (the global executor's delayed jobs are Dispatch timers on Linux).
+    func taskSleep(log: FireLog?) -> Outcome {
+        let fires = AtomicCounter()
+        var tasks: [Task<Void, Never>] = []
+        let tolerance: Duration = .seconds(double: self.tolerance)
+        let interval = Duration.nanoseconds(intervalNanos)
+        return measureWindow(fires: fires) {
+            let clock = ContinuousClock()
+            let base = clock.now
+            let origin = Clock.monotonic()
+            for index in firstAfter.indices {
+                var deadline = base + .nanoseconds(afterNanos(index))
+                let id = Int32(index)
+                tasks.append(Task.detached {
+                    while true {
+                        do {
+                            try await Task.sleep(until: deadline, tolerance: tolerance, clock: .continuous)
+                        } catch {
+                            return
+                        }
+                        fires.increment()
+                        log?.record(id)
+                        deadline += interval
+                    }
+                })
+            }
+            return origin
+        } stop: {
+            let all = tasks
+            for task in all { task.cancel() }
+            blockingAwait { for task in all { await task.value } }
+        }
+    }
+
+    /// One task per timer iterating an `AsyncTimerSequence` on the suspending clock
+    /// (`CLOCK_MONOTONIC`); a first `Task.sleep` sets its phase. The sequence's grid starts
+    /// when its first `next()` reads the clock, just after the task notes it, so its
+    /// lateness includes that gap (under a microsecond). Threads at work: as for Task.sleep.
+    func timerSequence(log: FireLog?) -> Outcome {
+        let fires = AtomicCounter()
+        let firstFire = FirstFires(count: firstAfter.count)
+        var tasks: [Task<Void, Never>] = []
+        let tolerance: Duration = .seconds(double: self.tolerance)
+        let interval = Duration.nanoseconds(intervalNanos)
+        let intervalNanos = self.intervalNanos
+        var outcome = measureWindow(fires: fires) {
+            let clock = SuspendingClock()
+            let base = clock.now
+            let origin = Clock.monotonic()
+            for index in firstAfter.indices {
+                let phase = base + .nanoseconds(afterNanos(index)) - interval
+                let id = Int32(index)
+                tasks.append(Task.detached {
+                    try? await clock.sleep(until: phase)
+                    firstFire.set(Int(id), Clock.monotonic() + intervalNanos)
+                    for await _ in AsyncTimerSequence(interval: interval, tolerance: tolerance, clock: clock) {
+                        fires.increment()
+                        log?.record(id)
+                    }
+                })
+            }
+            return origin
+        } stop: {
+            let all = tasks
+            for task in all { task.cancel() }
+            blockingAwait { for task in all { await task.value } }
+        }
+        outcome.firstFire = firstFire.values
+        return outcome
+    }
+}
+
+/// One timer on NIO's event loop: a `scheduleTask(deadline:)` re-armed at the next grid
+/// point by its own callout.
+final class NIOTimer: @unchecked Sendable {
+    // Safe: every property is used only on the event loop's thread (set up, armed, fired
+    // and cancelled there through `NIOLoop.onLoop` or its own callout).
+    let id: Int32
+    let interval: Int64
+    let fires: AtomicCounter
+    let log: FireLog?
+    var next = NIODeadline.uptimeNanoseconds(0)
+    var scheduled: Scheduled<Void>?
+    var cancelled = false
+
+    init(id: Int32, interval: Int64, fires: AtomicCounter, log: FireLog?) {
+        self.id = id
+        self.interval = interval
+        self.fires = fires
+        self.log = log
+    }
+
+    func arm(on loop: any EventLoop) {
+        scheduled = loop.scheduleTask(deadline: next) { [self] in
+            guard !cancelled else { return }
+            fires.increment()
+            log?.record(id)
+            next = next + .nanoseconds(interval)
+            arm(on: loop)
+        }
+    }
+
+    func cancel() {
+        cancelled = true
+        scheduled?.cancel()
+    }
+}
+
+/// Each task's first grid point, written by the task itself (monotonic ns).
+final class FirstFires: @unchecked Sendable {
+    // Safe: task i writes only slot i, before its first fire; the slots are read after
+    // every task ended (`blockingAwait` on their values orders the two).
+    private let storage: UnsafeMutablePointer<Int64>
+    private let count: Int
+
+    init(count: Int) {
+        self.count = count
+        storage = .allocate(capacity: Swift.max(count, 1))
+        storage.initialize(repeating: 0, count: Swift.max(count, 1))
+    }
+
+    deinit { storage.deallocate() }
+
+    func set(_ index: Int, _ value: Int64) { storage[index] = value }
+
+    var values: [Int64] { Array(UnsafeBufferPointer(start: storage, count: count)) }
+}

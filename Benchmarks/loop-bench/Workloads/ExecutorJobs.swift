@@ -1,0 +1,239 @@
+import CoreFoundation
+import Dispatch
+import Foundation
+import NIOCore
+import RunLoopKit
+
+/// Workload 9: jobs sent to a loop or executor from another thread.
+///
+/// - Closures: RunLoopKit `perform`; Foundation `RunLoop.perform` + `CFRunLoopWakeUp` (CF's
+///   perform does not wake the loop); a serial `DispatchQueue`'s `async`; NIO's
+///   `EventLoop.execute`; a `Task.detached` on Swift's global executor (Task.sleep column).
+///   Latency: one job at a time, `gap` after the previous one ran (the target asleep).
+///   CPU per job: `burst` jobs sent back to back, process CPU from the first send to the
+///   last job run (sender and runner both), divided by the jobs.
+/// - Swift jobs on a serial executor: an actor pinned to the executor, its method awaited
+///   from a task on the global executor (each call hops there and back). NIO's loop is a
+///   `SerialExecutor`; RunLoopKit's executor comes with issue 11.
+enum ExecutorJobs {
+    static let name = "jobs"
+    static let gap = 0.0005
+
+    static let closureUnavailable: [Peer: String] = [
+        .libev: "no job queue: its cross-thread call is ev_async_send (see wake)",
+        .timerSequence: "a timer sequence runs no jobs",
+    ]
+
+    static let actorUnavailable: [Peer: String] = [
+        .libev: "no executor",
+        .foundation: "RunLoop is no executor",
+        .dispatch: "Linux's Dispatch has no DispatchSerialQueue executor",
+        .taskSleep: "the global executor is not serial (its jobs: see the closure rows)",
+        .timerSequence: "a timer sequence runs no jobs",
+    ]
+
+    // ISSUE 11: when EVRunLoop is a SerialExecutor, measure it in `actorLatencies` and
+    // `actorBurst` like NIO (an actor whose unownedExecutor is the loop) and drop this.
+    static let actorPending: [Peer: String] = [.runLoopKit: "issue 11 (RunLoopKit's executor)"]
+
+    static func measure(_ plan: Plan) -> [Row] {
+        var medians: [Peer: [Double]] = [:]
+        var p99s: [Peer: [Double]] = [:]
+        var cpu: [Peer: [Double]] = [:]
+        var actorMedians: [Peer: [Double]] = [:]
+        var actorCPU: [Peer: [Double]] = [:]
+        for _ in 0..<plan.repetitions {
+            for peer in plan.peers where closureUnavailable[peer] == nil {
+                let latency = Summary(closureLatencies(peer, samples: plan.wakeSamples))
+                medians[peer, default: []].append(latency.median / 1e3)
+                p99s[peer, default: []].append(latency.percentile(99) / 1e3)
+                cpu[peer, default: []].append(closureBurst(peer, jobs: plan.jobBurst))
+            }
+            if plan.peers.contains(.nio) {
+                let latency = Summary(actorLatencies(samples: plan.wakeSamples))
+                actorMedians[.nio, default: []].append(latency.median / 1e3)
+                actorCPU[.nio, default: []].append(actorBurst(jobs: plan.jobBurst))
+            }
+        }
+        var medianRow = Row.make(name, "closure from another thread → runs, latency median", unit: "µs",
+                                 goal: "< 20 µs", values: medians, unavailable: closureUnavailable)
+        medianRow.goalMet = medianRow.cells[.runLoopKit]?.summary.map { $0.median < 20 }
+        return [
+            medianRow,
+            Row.make(name, "closure from another thread → runs, latency p99", unit: "µs", values: p99s,
+                     unavailable: closureUnavailable),
+            Row.make(name, "CPU per closure job, \(plan.jobBurst.grouped) sent back to back", unit: "ns", values: cpu,
+                     unavailable: closureUnavailable),
+            Row.make(name, "actor call on the loop's SerialExecutor from a pool task, latency median", unit: "µs",
+                     values: actorMedians, unavailable: actorUnavailable, pending: actorPending),
+            Row.make(name, "CPU per actor call on the loop's SerialExecutor, \(plan.jobBurst.grouped) awaited in a row (a hop there and back each)",
+                     unit: "ns", values: actorCPU, unavailable: actorUnavailable, pending: actorPending),
+        ]
+    }
+
+    /// Latencies (ns) of closures sent one at a time from another thread.
+    private static func closureLatencies(_ peer: Peer, samples: Int) -> [Double] {
+        switch peer {
+        case .runLoopKit, .foundation:
+            return onFreshThread { CrossThreadWake.latencies(.perform, on: peer, samples: samples) }
+        case .dispatch:
+            let queue = DispatchQueue(label: "loop-bench.jobs")
+            return probe(samples) { job in queue.async(execute: job) }
+        case .nio:
+            let loop = NIOLoop.loop
+            return probe(samples) { job in loop.execute(job) }
+        case .taskSleep:
+            return probe(samples) { job in Task.detached { job() } }
+        default:
+            fatalError("loop-bench jobs: \(peer.rawValue) runs no closures")
+        }
+    }
+
+    /// Sends `samples` jobs with `send` from a sender thread, each noting its latency.
+    private static func probe(_ samples: Int, send: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> [Double] {
+        let probe = WakeProbe(samples: samples, gap: gap)
+        probe.startSender { send { _ = probe.handle() } }
+        probe.joinSender()
+        while probe.handled.load(ordering: .acquiring) < samples { usleep(100) }
+        return probe.latencies.map(Double.init)
+    }
+
+    /// CPU ns per job for `jobs` closures sent back to back from this thread.
+    private static func closureBurst(_ peer: Peer, jobs: Int) -> Double {
+        Quiet.wait()
+        let done = DispatchSemaphore(value: 0)
+        let ran = AtomicCounter()
+        let job: @Sendable () -> Void = {
+            ran.increment()
+            if ran.value == jobs { done.signal() }
+        }
+        let send: (@escaping @Sendable () -> Void) -> Void
+        var finish: () -> Void = {}
+        switch peer {
+        case .runLoopKit:
+            let loop = LoopThread.start { loop in
+                let keepAlive = EVTimer(interval: 3600, repeats: false) { _ in }
+                loop.add(keepAlive, forMode: .default)
+                loop.run()
+                keepAlive.invalidate()
+            }
+            send = { job in loop.value.perform(job) }
+            finish = { loop.value.stop() }
+        case .foundation:
+            let loop = LoopThread.startFoundation()
+            send = { job in
+                loop.runLoop.perform(inModes: [.default], block: job)
+                CFRunLoopWakeUp(loop.cfLoop)
+            }
+            finish = { CFRunLoopStop(loop.cfLoop); loop.done.wait() }
+        case .dispatch:
+            let queue = DispatchQueue(label: "loop-bench.jobs")
+            send = { job in queue.async(execute: job) }
+        case .nio:
+            let loop = NIOLoop.loop
+            send = { job in loop.execute(job) }
+        case .taskSleep:
+            send = { job in Task.detached { job() } }
+        default:
+            fatalError("loop-bench jobs: \(peer.rawValue) runs no closures")
+        }
+        let window = ProcessWindow()
+        for _ in 0..<jobs { send(job) }
+        done.wait()
+        let cpu = window.end().cpuNanos
+        finish()
+        return Double(cpu) / Double(jobs)
+    }
+
+    /// Latencies (ns) of actor calls on NIO's executor, one at a time, from a pool task.
+    private static func actorLatencies(samples: Int) -> [Double] {
+        let actor = LoopActor(loop: NIOLoop.loop)
+        return blockingAwait {
+            var latencies: [Double] = []
+            for _ in 0..<samples {
+                try? await Task.sleep(for: .seconds(double: gap))
+                latencies.append(Double(await actor.latency(sentAt: Clock.monotonic())))
+            }
+            return latencies
+        }
+    }
+
+    /// CPU ns per actor call on NIO's executor, `jobs` calls awaited in a row.
+    private static func actorBurst(jobs: Int) -> Double {
+        let actor = LoopActor(loop: NIOLoop.loop)
+        Quiet.wait()
+        let window = ProcessWindow()
+        // The results are summed and kept, so that the calls cannot be optimised away.
+        let total = blockingAwait { () -> Int64 in
+            var total: Int64 = 0
+            for _ in 0..<jobs { total &+= await actor.latency(sentAt: 0) }
+            return total
+        }
+        withExtendedLifetime(total) {}
+        return Double(window.end().cpuNanos) / Double(jobs)
+    }
+}
+
+/// An actor pinned to an event loop's serial executor (NIO's today; RunLoopKit's with issue 11).
+actor LoopActor {
+    let loop: any EventLoop
+
+    init(loop: any EventLoop) { self.loop = loop }
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor.asUnownedSerialExecutor() }
+
+    /// The time from `sentAt` (monotonic ns) to now, on the executor.
+    func latency(sentAt: Int64) -> Int64 { Clock.monotonic() - sentAt }
+}
+
+/// A run loop on a thread of its own, for jobs sent to it from the measuring thread.
+enum LoopThread {
+    /// Starts a thread that runs `body` with its `EVRunLoop`; returns that loop.
+    static func start(_ body: @escaping @Sendable (EVRunLoop) -> Void) -> Shared<EVRunLoop> {
+        let ready = DispatchSemaphore(value: 0)
+        let box = LoopBox()
+        Thread {
+            box.loop = EVRunLoop.current
+            ready.signal()
+            body(EVRunLoop.current)
+        }.start()
+        ready.wait()
+        return Shared(box.loop!)
+    }
+
+    /// A Foundation run loop running on a thread of its own until `CFRunLoopStop`.
+    struct Foundation: @unchecked Sendable {
+        // Safe: only `perform`, `CFRunLoopWakeUp` and `CFRunLoopStop` are called from other
+        // threads, which CF documents as thread-safe.
+        let runLoop: RunLoop
+        let cfLoop: CFRunLoop
+        let done: DispatchSemaphore
+    }
+
+    static func startFoundation() -> Foundation {
+        let ready = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        let box = FoundationBox()
+        Thread {
+            let keepAlive = Timer(fire: Date(timeIntervalSinceNow: 3600), interval: 0, repeats: false) { _ in }
+            RunLoop.current.add(keepAlive, forMode: .default)
+            box.loop = Foundation(runLoop: RunLoop.current, cfLoop: CFRunLoopGetCurrent(), done: done)
+            ready.signal()
+            CFRunLoopRunInMode(kCFRunLoopDefaultMode, 3600, false)
+            keepAlive.invalidate()
+            done.signal()
+        }.start()
+        ready.wait()
+        return box.loop!
+    }
+
+    private final class LoopBox: @unchecked Sendable {
+        // Safe: written by the new thread before `ready.signal()`, read after `ready.wait()`.
+        var loop: EVRunLoop?
+    }
+
+    private final class FoundationBox: @unchecked Sendable {
+        // Safe: written by the new thread before `ready.signal()`, read after `ready.wait()`.
+        var loop: Foundation?
+    }
+}
