@@ -140,6 +140,13 @@ extension EVRunLoop {
         }
     }
 
+    /// How many ticks of `interval` fell strictly between fire instants `previous` and
+    /// `scheduled`. Rounded: an aligned timer's instants follow the wall clock, so consecutive
+    /// ones may be a few nanoseconds more or less than one interval apart.
+    static func ticksMissed(from previous: Int64, to scheduled: Int64, interval: Int64) -> Int {
+        max(0, Int((scheduled - previous + interval / 2) / interval) - 1)
+    }
+
     /// Adds the timer that `makeTimer` builds around a callout sending ticks into `channel`.
     private func startTicking(
         _ channel: LatestValueChannel<Tick>, interval: Int64,
@@ -148,7 +155,7 @@ extension EVRunLoop {
         let previous = LoopBound<Int64?>(nil)
         let timer = makeTimer { timer in
             let scheduled = timer.fireInstant!.nanoseconds
-            let missed = previous.value.map { max(0, Int((scheduled - $0 - 1) / interval)) } ?? 0
+            let missed = previous.value.map { Self.ticksMissed(from: $0, to: scheduled, interval: interval) } ?? 0
             previous.value = scheduled
             channel.send(Tick(scheduled: Instant(nanoseconds: scheduled), wakeDate: EVRunLoop.current.wakeDate,
                               skipped: missed))
