@@ -97,7 +97,7 @@ struct AsyncClockTests {
             if phases.count == 3 { break }
         }
         // Generous, for a loaded machine: loop-bench and precision-probe measure microseconds.
-        #expect(phases.sorted()[1] < 0.01, "phases \(phases)")
+        #expect(phases.sorted()[1] < 0.05, "phases \(phases)")
     }
 
     @Test("a task's ticks end when the task is cancelled, and the timer with them")
