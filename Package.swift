@@ -33,6 +33,13 @@ let package = Package(
             name: "RunLoopKitExperimentalTests",
             dependencies: ["RunLoopKit", "RunLoopKitExperimental"]
         ),
+        // A run loop for someone who has never used one: README.md's first example.
+        .executableTarget(
+            name: "first-steps",
+            dependencies: ["RunLoopKit"],
+            path: "Examples/first-steps",
+            exclude: ["README.md"]
+        ),
         // A tiny program that prints the activity sequence of a short real run.
         .executableTarget(
             name: "pass-trace",
@@ -162,7 +169,7 @@ let package = Package(
         // Prints the real loop's timer precision: aligned-second phase and 10 ms lateness.
         .executableTarget(
             name: "precision-probe",
-            dependencies: ["RunLoopKit"],
+            dependencies: ["RunLoopKit", "ExampleSupport"],
             path: "Examples/precision-probe"
         ),
         // Main-loop scenarios (libdispatch's main queue, the main actor) on the real main
@@ -176,6 +183,12 @@ let package = Package(
             name: "MainThreadTests",
             // The probe too, so that the tests find it built next to them.
             dependencies: ["main-queue-probe", "ExampleTesting"]
+        ),
+        // Every Swift block of README.md and of the DocC catalogue, compiled (and where it can
+        // be, run) as a snippet; a test checks that each block is one.
+        .testTarget(
+            name: "DocSnippetTests",
+            dependencies: ["RunLoopKit"]
         ),
         .testTarget(
             name: "RunLoopKitTests",

@@ -18,6 +18,12 @@ import RunLoopKit
 @_spi(Experimental) extension EVRunLoop: SchedulingExecutor {
     /// Runs `job` on the loop after `delay` on `clock`, within `tolerance` (none: exactly),
     /// through a one-shot ``EVTimer`` in the loop's common modes.
+    ///
+    /// - Parameters:
+    ///   - job: the job to run on the loop's thread.
+    ///   - delay: how long to wait, on `clock`.
+    ///   - tolerance: how late the job may run; nil for none.
+    ///   - clock: the clock of `delay`, measured in `Swift.Duration`.
     public func enqueue<C: _Concurrency.Clock>(_ job: consuming ExecutorJob, after delay: C.Duration,
                                   tolerance: C.Duration?, clock: C) {
         let unowned = UnownedJob(job)
@@ -31,6 +37,12 @@ import RunLoopKit
 
     /// Runs `job` on the loop at `instant` of `clock`; see
     /// ``enqueue(_:after:tolerance:clock:)``.
+    ///
+    /// - Parameters:
+    ///   - job: the job to run on the loop's thread.
+    ///   - instant: when, on `clock`.
+    ///   - tolerance: how late the job may run; nil for none.
+    ///   - clock: the clock of `instant`, measured in `Swift.Duration`.
     public func enqueue<C: _Concurrency.Clock>(_ job: consuming ExecutorJob, at instant: C.Instant,
                                   tolerance: C.Duration?, clock: C) {
         enqueue(job, after: clock.now.duration(to: instant), tolerance: tolerance, clock: clock)

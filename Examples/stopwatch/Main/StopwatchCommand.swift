@@ -44,8 +44,8 @@ struct StopwatchCommand: ParsableCommand {
         })
     var script: [ScheduledAction] = []
 
-    @Option(help: "Milliseconds of simulated slow work once per running second, as a busy app has; frames drop. 0 turns it off.")
-    var stall: Double = 30
+    @Option(help: "Milliseconds of simulated slow work once per running second, as a busy app has; frames drop (default: none).")
+    var stall: Double = 0
 
     func validate() throws {
         if let duration, !(duration.isFinite && duration > 0) {

@@ -21,6 +21,8 @@ public final class StopwatchSession {
 
     /// What the screen is told about.
     public enum Event: Sendable, Equatable {
+        /// The session started without timing: the display shows its first reading.
+        case ready
         /// A frame was drawn.
         case frame
         /// An action was performed.
@@ -97,7 +99,8 @@ public final class StopwatchSession {
             scriptTimers.append(timer)
             loop.add(timer, forMode: .default)
         }
-        if configuration.startsAtOnce { perform(.start) }
+        // The display shows 00:00.00 at once, not only after the first key.
+        if configuration.startsAtOnce { perform(.start) } else { onEvent?(.ready, self) }
     }
 
     /// Performs `action` now. Loop thread only.

@@ -80,7 +80,7 @@ struct TaskTimersCommand: ParsableCommand {
         if compareTolerance {
             let each = Duration.milliseconds(Int64(((duration ?? 10) * 500).rounded()))
             let comparison = ToleranceComparison(timers: toleranceTasks)
-            screen?.show(["task-timers: \(toleranceTasks) tasks with a 1 s timer each",
+            screen?.show(["task-timers: \(counted(toleranceTasks, "task")) with a 1 s timer each",
                           "measuring without tolerance, then with \(comparison.tolerance) s ...", "q quits"])
             let without = comparison.run(on: loop, tolerance: 0, for: each)
             let with = controls.quitRequested ? nil : comparison.run(on: loop, tolerance: comparison.tolerance, for: each)

@@ -1,3 +1,4 @@
+import ExampleSupport
 import Foundation
 import RunLoopKit
 
@@ -231,7 +232,7 @@ public final class TaskTimersApp {
     private func finishCelebration(_ finished: Celebration) {
         report.framesDrawn += finished.framesDrawn
         report.framesDropped += finished.framesDropped
-        say("animation over: \(finished.framesDrawn) frames drawn, \(finished.framesDropped) dropped")
+        say("animation over: \(counted(finished.framesDrawn, "frame")) drawn, \(finished.framesDropped) dropped")
         if celebration === finished { celebration = nil }
         redraw()
     }

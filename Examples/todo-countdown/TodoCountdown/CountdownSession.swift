@@ -1,4 +1,5 @@
 import Foundation
+import ExampleSupport
 import RunLoopKit
 
 /// One redraw strategy running on a run loop: it keeps the todo list current, hands every
@@ -105,13 +106,14 @@ public final class CountdownSession {
         timer = nil
         let seconds = Double(loop.now.nanoseconds - startInstant.nanoseconds) / 1e9
         let wakeups = loop.statistics.wakeups - startStatistics.wakeups
-        let lagsMs = tracker.lags.map { $0 * 1000 }
+        var lagsMs = Samples()
+        for lag in tracker.lags { lagsMs.append(lag * 1000) }
         return StrategyReport(
             strategy: strategy, durationSeconds: rounded(seconds, 3), redraws: tracker.redraws,
             skippedSeconds: tracker.skipped, repeatedSeconds: tracker.repeated, wakeups: wakeups,
             wakeupsPerSecond: rounded(seconds > 0 ? Double(wakeups) / seconds : 0, 3),
             timerFires: loop.statistics.timerFires - startStatistics.timerFires,
-            lagMedianMs: Percentile.of(lagsMs, 50).map { rounded($0, 3) },
-            lagP99Ms: Percentile.of(lagsMs, 99).map { rounded($0, 3) })
+            lagMedianMs: lagsMs.count == 0 ? nil : rounded(lagsMs.median, 3),
+            lagP99Ms: lagsMs.count == 0 ? nil : rounded(lagsMs.p99, 3))
     }
 }
