@@ -9,6 +9,8 @@ let package = Package(
         // Opt-in, on the toolchain's experimental executor SPIs: EVRunLoop.main as the main
         // actor's executor, and Task.sleep on a loop's coalescing timers.
         .library(name: "RunLoopKitExperimental", targets: ["RunLoopKitExperimental"]),
+        // A small dependency-free SVG line-chart writer: the examples' --plot, and the benchmark.
+        .library(name: "SVGPlot", targets: ["SVGPlot"]),
     ],
     dependencies: [
         // Example and benchmark command lines.
@@ -25,6 +27,8 @@ let package = Package(
             name: "RunLoopKit",
             dependencies: ["CLibev"]
         ),
+        .target(name: "SVGPlot"),
+        .testTarget(name: "SVGPlotTests", dependencies: ["SVGPlot"]),
         .target(
             name: "RunLoopKitExperimental",
             dependencies: ["RunLoopKit"]
@@ -60,7 +64,7 @@ let package = Package(
         // S0: a clock that ticks on whole seconds; naive, polling and aligned timers compared.
         .target(
             name: "AlignedClock",
-            dependencies: ["RunLoopKit", "ExampleSupport"],
+            dependencies: ["RunLoopKit", "ExampleSupport", "SVGPlot"],
             path: "Examples/aligned-clock/AlignedClock"
         ),
         .executableTarget(
@@ -74,7 +78,7 @@ let package = Package(
         .testTarget(
             name: "AlignedClockTests",
             // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "AlignedClock", "aligned-clock", "ExampleSupport", "ExampleTesting"]
+            dependencies: ["RunLoopKit", "AlignedClock", "aligned-clock", "ExampleSupport", "ExampleTesting", "SVGPlot"]
         ),
         // S1: a 100 Hz mm:ss.hh stopwatch computed from its start instant, versus counting.
         .target(
