@@ -85,7 +85,8 @@ public final class StopwatchSession {
         startWakeups = loop.statistics.wakeups
         startCPU = Self.cpuSeconds()
         let link = EVFrameTimer(framesPerSecond: configuration.framesPerSecond, label: "stopwatch",
-            block: EVRunLoop.isolated { [self] link in
+            block: EVRunLoop.isolated { [weak self] link in
+            guard let self else { return }
             frame(link)
         })
         link.isPaused = true
@@ -93,7 +94,8 @@ public final class StopwatchSession {
         self.link = link
         for scheduled in configuration.script {
             let timer = EVTimer(interval: scheduled.delay, repeats: false, label: scheduled.action.rawValue,
-                block: EVRunLoop.isolated { [self] _ in
+                block: EVRunLoop.isolated { [weak self] _ in
+                guard let self else { return }
                 perform(scheduled.action)
             })
             scriptTimers.append(timer)
@@ -166,7 +168,8 @@ public final class StopwatchSession {
     public func finish() -> StopwatchSummary {
         let dropped = link?.droppedFrames ?? 0
         perform(.stop)
-        // Invalidating also breaks the cycles between the session and its timers' callouts.
+        // The examples' one ownership idiom: the session keeps its timers and invalidates them
+        // when it stops; their callouts hold the session weakly.
         link?.invalidate()
         link = nil
         for timer in scriptTimers { timer.invalidate() }

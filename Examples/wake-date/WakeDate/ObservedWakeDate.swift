@@ -53,7 +53,8 @@ public final class ObservedWakeDate {
 
     private func makeObserver() -> EVObserver {
         let observer = EVObserver(activities: [.entry, .afterWaiting], repeats: true, order: Self.order,
-                                  label: "wakeDate") { [unowned self] _, _ in
+                                  label: "wakeDate") { [weak self] _, _ in
+            guard let self else { return }
             stored = clock()
         }
         self.observer = observer
