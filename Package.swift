@@ -121,7 +121,7 @@ let package = Package(
         // S4: rows counting down to their due time, 0.1 s polling versus an aligned timer.
         .target(
             name: "TodoCountdown",
-            dependencies: ["RunLoopKit", "ExampleSupport"],
+            dependencies: ["RunLoopKit", "ExampleSupport", "SVGPlot"],
             path: "Examples/todo-countdown/TodoCountdown"
         ),
         .executableTarget(
@@ -135,7 +135,7 @@ let package = Package(
         .testTarget(
             name: "TodoCountdownTests",
             // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "TodoCountdown", "todo-countdown", "ExampleSupport", "ExampleTesting"]
+            dependencies: ["RunLoopKit", "TodoCountdown", "todo-countdown", "ExampleSupport", "ExampleTesting", "SVGPlot"]
         ),
         // S3: a task list with live timers: modes, tolerance, a display link, the background.
         .target(

@@ -21,6 +21,9 @@ public final class CountdownSession {
     public private(set) var list: TodoList
     /// The measurements so far.
     public private(set) var tracker = SecondTracker()
+    /// For every timer-driven redraw: seconds since ``start()``, the loop's wakeups since then,
+    /// and the lag of the second it showed if it was a new one (``SecondTracker/lags``).
+    public private(set) var timeline: [(seconds: Double, wakeups: Int, lag: Double?)] = []
     private let loop: EVRunLoop
     private let draw: (CountdownFrame) -> Void
     private var timer: EVTimer?
@@ -85,7 +88,10 @@ public final class CountdownSession {
     private func redraw(now: Date) {
         shownNow = now
         list.removeDone(at: now)
+        let lagsBefore = tracker.lags.count
         tracker.record(shown: now, drawnAt: loop.wallNow)
+        timeline.append((Double(loop.now.nanoseconds - startInstant.nanoseconds) / 1e9, loop.statistics.wakeups - startStatistics.wakeups,
+                         tracker.lags.count > lagsBefore ? tracker.lags.last : nil))
         draw(frame)
     }
 
