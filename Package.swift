@@ -83,7 +83,7 @@ let package = Package(
         // S1: a 100 Hz mm:ss.hh stopwatch computed from its start instant, versus counting.
         .target(
             name: "Stopwatch",
-            dependencies: ["RunLoopKit", "ExampleSupport"],
+            dependencies: ["RunLoopKit", "ExampleSupport", "SVGPlot"],
             path: "Examples/stopwatch/Stopwatch"
         ),
         .executableTarget(
@@ -97,7 +97,7 @@ let package = Package(
         .testTarget(
             name: "StopwatchTests",
             // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "Stopwatch", "stopwatch", "ExampleTesting"]
+            dependencies: ["RunLoopKit", "Stopwatch", "stopwatch", "ExampleTesting", "SVGPlot"]
         ),
         // S2: one consistent "now" per pass; the Q&A's observer-based wakeDate next to the built-in one.
         .target(

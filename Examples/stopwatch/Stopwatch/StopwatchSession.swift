@@ -45,6 +45,9 @@ public final class StopwatchSession {
     public private(set) var counted = 0.0
     /// The time shown by the last frame (computed approach).
     public private(set) var shown: Duration = .zero
+    /// Every tenth running frame: the wall-clock seconds the stopwatch has run, the computed
+    /// and counted times minus those seconds (their drift), and the frames dropped so far.
+    public private(set) var driftTimeline: [(seconds: Double, computed: Double, counted: Double, dropped: Int)] = []
 
     private var link: EVFrameTimer?
     private var scriptTimers: [EVTimer] = []
@@ -149,6 +152,10 @@ public final class StopwatchSession {
         shown = state.elapsed(at: link.timestamp)
         counted += 0.01
         framesWhileRunning += 1
+        if framesWhileRunning % 10 == 1, let wallStartedAt {
+            let ran = wallRunning + loop.wallNow.timeIntervalSince(wallStartedAt)
+            driftTimeline.append((ran, shown.timeInterval - ran, counted - ran, link.droppedFrames))
+        }
         onEvent?(.frame, self)
         stallOncePerSecond()
     }
