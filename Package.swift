@@ -140,7 +140,7 @@ let package = Package(
         // S3: a task list with live timers: modes, tolerance, a display link, the background.
         .target(
             name: "TaskTimers",
-            dependencies: ["RunLoopKit", "ExampleSupport"],
+            dependencies: ["RunLoopKit", "ExampleSupport", "SVGPlot"],
             path: "Examples/task-timers/TaskTimers"
         ),
         .executableTarget(
@@ -154,7 +154,7 @@ let package = Package(
         .testTarget(
             name: "TaskTimersTests",
             // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "TaskTimers", "task-timers", "ExampleTesting"]
+            dependencies: ["RunLoopKit", "TaskTimers", "task-timers", "ExampleTesting", "SVGPlot"]
         ),
         // The benchmark: RunLoopKit, raw libev (C) and Foundation's RunLoop side by side.
         .target(
