@@ -39,6 +39,32 @@ import Testing
         }
     }
 
+    /// "[`File.swift`](File.swift), lines 61–97" in a README must name the lines of one snippet
+    /// region of that file, so that the line numbers cannot drift.
+    @Test func lineReferencesNameASnippet() throws {
+        let reference = /\[`[^`]+`\]\(([^)]+\.swift)\), lines (\d+)–(\d+)/
+        var checked = 0
+        for readme in try Self.files(under: ["README.md", "Examples"], ending: ".md") {
+            let text = try String(contentsOf: readme, encoding: .utf8)
+            for match in text.matches(of: reference) {
+                let file = readme.deletingLastPathComponent().appendingPathComponent(String(match.1))
+                let lines = try String(contentsOf: file, encoding: .utf8)
+                    .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                let (first, last) = (Int(match.2)!, Int(match.3)!)
+                let place = "\(relative(readme)): \(match.0)"
+                guard first >= 2, last >= first, last < lines.count else {
+                    Issue.record("\(place): no such lines")
+                    continue
+                }
+                #expect(lines[first - 2].trimmingLeadingSpaces().hasPrefix("// snippet: ")
+                            && lines[last].trimmingLeadingSpaces() == "// end",
+                        "\(place): lines \(first)–\(last) are not one snippet region (the markers moved?)")
+                checked += 1
+            }
+        }
+        #expect(checked >= 6)
+    }
+
     @Test func theExtractorSeesBlocksAndSnippets() throws {
         let markdown = "text\n```swift\nimport A\n  let x = 1\n    f(x)\n```\n```text\nout\n```\n"
         let blocks = try DocBlocks.markdownBlocks(in: markdown, file: "m.md")

@@ -57,6 +57,7 @@ public final class ClockSession {
     public static let sleep: Work = { duration in ThreadSleep.sleep(for: duration) }
 
     /// Adds the strategies' timers to the loop's default mode. Loop thread only.
+    // snippet: aligned-clock-timers
     public func start() {
         started = loop.now
         startWakeups = loop.statistics.wakeups
@@ -94,6 +95,7 @@ public final class ClockSession {
             lead: configuration.lead == .none ? nil : armedLead,
             alignedTickPhaseMean: alignedTickPhases.mean, alignedTickPhaseSpread: alignedTickPhases.spread)
     }
+    // end
 
     private func add(_ timer: EVTimer) {
         timers.append(timer)

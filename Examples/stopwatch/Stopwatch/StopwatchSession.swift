@@ -83,6 +83,7 @@ public final class StopwatchSession {
 
     /// Adds the frame timer (paused) and the scripted actions to the loop's default mode,
     /// and starts timing if configured to. Loop thread only.
+    // snippet: stopwatch-frame-timer
     public func start() {
         sessionStart = loop.now
         startWakeups = loop.statistics.wakeups
@@ -107,6 +108,7 @@ public final class StopwatchSession {
         // The display shows 00:00.00 at once, not only after the first key.
         if configuration.startsAtOnce { perform(.start) } else { onEvent?(.ready, self) }
     }
+    // end
 
     /// Performs `action` now. Loop thread only.
     public func perform(_ action: Action) {

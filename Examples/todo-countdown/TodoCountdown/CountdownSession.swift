@@ -54,6 +54,7 @@ public final class CountdownSession {
     }
 
     /// Draws the table once and adds the strategy's timer to the loop's default mode.
+    // snippet: todo-countdown-timers
     public func start() {
         startInstant = loop.now
         startStatistics = loop.statistics
@@ -94,6 +95,7 @@ public final class CountdownSession {
                          tracker.lags.count > lagsBefore ? tracker.lags.last : nil))
         draw(frame)
     }
+    // end
 
     /// Moves the selection and redraws the same moment again (not a measured redraw).
     public func moveSelection(by delta: Int) {

@@ -37,6 +37,7 @@ public final class ObservedWakeDate {
     }
 
     /// The date the current pass woke at, registering the observer in the current mode if
+    // snippet: wake-date-observer
     /// it is missing there. Outside a run, simply the current date. Loop thread only.
     public var date: Date {
         if let mode = loop.currentMode {
@@ -60,6 +61,7 @@ public final class ObservedWakeDate {
         self.observer = observer
         return observer
     }
+    // end
 
     /// Removes the observer from every mode.
     public func invalidate() { observer?.invalidate() }
