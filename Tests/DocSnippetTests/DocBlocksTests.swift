@@ -65,6 +65,20 @@ import Testing
         #expect(checked >= 6)
     }
 
+    /// The README's manifest excerpt (fenced `text`: a manifest cannot be compiled here) names
+    /// the product and the package as this package's manifest does.
+    @Test func readmeManifestNamesThisPackage() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let blocks = try DocBlocks.markdownBlocks(in: readme, file: "README.md")
+        let excerpt = try #require(blocks.first { $0.body.contains { $0.contains(".product(") } })
+        let product = /\.product\(name: "([^"]+)", package: "([^"]+)"\)/
+        let match = try #require(excerpt.body.joined(separator: "\n").firstMatch(of: product))
+        #expect(manifest.contains(".library(name: \"\(match.1)\""))
+        #expect(manifest.contains("let package = Package(\n    name: \"\(match.2)\""))
+        #expect(excerpt.body.contains { $0.contains(".package(path: \"../\(match.2)\")") })
+    }
+
     @Test func theExtractorSeesBlocksAndSnippets() throws {
         let markdown = "text\n```swift\nimport A\n  let x = 1\n    f(x)\n```\n```text\nout\n```\n"
         let blocks = try DocBlocks.markdownBlocks(in: markdown, file: "m.md")
