@@ -33,9 +33,9 @@ test: deps
 bench: deps
 	$(SWIFT) run -c release --package-path Benchmarks loop-bench --write BENCHMARKS.md
 
-# The DocC catalogue, with every DocC warning an error.
+# The DocC catalogues of both products, with every DocC warning an error.
 docs: deps
-	$(SWIFT) package --disable-sandbox generate-documentation --target RunLoopKit --warnings-as-errors
+	$(SWIFT) package --disable-sandbox generate-documentation --target RunLoopKit --target RunLoopKitExperimental --warnings-as-errors
 
 clean:
 	rm -rf .build Benchmarks/.build

@@ -9,6 +9,8 @@ let package = Package(
         // Opt-in, on the toolchain's experimental executor SPIs: EVRunLoop.main as the main
         // actor's executor, and Task.sleep on a loop's coalescing timers.
         .library(name: "RunLoopKitExperimental", targets: ["RunLoopKitExperimental"]),
+        // A small dependency-free SVG line-chart writer: the examples' --plot, and the benchmark.
+        .library(name: "SVGPlot", targets: ["SVGPlot"]),
     ],
     dependencies: [
         // The examples' command lines (the benchmark is its own package: Benchmarks/).
@@ -25,6 +27,8 @@ let package = Package(
             name: "RunLoopKit",
             dependencies: ["CLibev"]
         ),
+        .target(name: "SVGPlot"),
+        .testTarget(name: "SVGPlotTests", dependencies: ["SVGPlot"]),
         .target(
             name: "RunLoopKitExperimental",
             dependencies: ["RunLoopKit"]
@@ -32,6 +36,13 @@ let package = Package(
         .testTarget(
             name: "RunLoopKitExperimentalTests",
             dependencies: ["RunLoopKit", "RunLoopKitExperimental"]
+        ),
+        // A run loop for someone who has never used one: README.md's first example.
+        .executableTarget(
+            name: "first-steps",
+            dependencies: ["RunLoopKit"],
+            path: "Examples/first-steps",
+            exclude: ["README.md"]
         ),
         // A tiny program that prints the activity sequence of a short real run.
         .executableTarget(
@@ -53,7 +64,7 @@ let package = Package(
         // S0: a clock that ticks on whole seconds; naive, polling and aligned timers compared.
         .target(
             name: "AlignedClock",
-            dependencies: ["RunLoopKit", "ExampleSupport"],
+            dependencies: ["RunLoopKit", "ExampleSupport", "SVGPlot"],
             path: "Examples/aligned-clock/AlignedClock"
         ),
         .executableTarget(
@@ -67,12 +78,12 @@ let package = Package(
         .testTarget(
             name: "AlignedClockTests",
             // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "AlignedClock", "aligned-clock", "ExampleSupport", "ExampleTesting"]
+            dependencies: ["RunLoopKit", "AlignedClock", "aligned-clock", "ExampleSupport", "ExampleTesting", "SVGPlot"]
         ),
         // S1: a 100 Hz mm:ss.hh stopwatch computed from its start instant, versus counting.
         .target(
             name: "Stopwatch",
-            dependencies: ["RunLoopKit", "ExampleSupport"],
+            dependencies: ["RunLoopKit", "ExampleSupport", "SVGPlot"],
             path: "Examples/stopwatch/Stopwatch"
         ),
         .executableTarget(
@@ -86,7 +97,7 @@ let package = Package(
         .testTarget(
             name: "StopwatchTests",
             // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "Stopwatch", "stopwatch", "ExampleTesting"]
+            dependencies: ["RunLoopKit", "Stopwatch", "stopwatch", "ExampleTesting", "SVGPlot"]
         ),
         // S2: one consistent "now" per pass; the Q&A's observer-based wakeDate next to the built-in one.
         .target(
@@ -110,7 +121,7 @@ let package = Package(
         // S4: rows counting down to their due time, 0.1 s polling versus an aligned timer.
         .target(
             name: "TodoCountdown",
-            dependencies: ["RunLoopKit", "ExampleSupport"],
+            dependencies: ["RunLoopKit", "ExampleSupport", "SVGPlot"],
             path: "Examples/todo-countdown/TodoCountdown"
         ),
         .executableTarget(
@@ -124,12 +135,12 @@ let package = Package(
         .testTarget(
             name: "TodoCountdownTests",
             // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "TodoCountdown", "todo-countdown", "ExampleSupport", "ExampleTesting"]
+            dependencies: ["RunLoopKit", "TodoCountdown", "todo-countdown", "ExampleSupport", "ExampleTesting", "SVGPlot"]
         ),
         // S3: a task list with live timers: modes, tolerance, a display link, the background.
         .target(
             name: "TaskTimers",
-            dependencies: ["RunLoopKit", "ExampleSupport"],
+            dependencies: ["RunLoopKit", "ExampleSupport", "SVGPlot"],
             path: "Examples/task-timers/TaskTimers"
         ),
         .executableTarget(
@@ -143,12 +154,12 @@ let package = Package(
         .testTarget(
             name: "TaskTimersTests",
             // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "TaskTimers", "task-timers", "ExampleTesting"]
+            dependencies: ["RunLoopKit", "TaskTimers", "task-timers", "ExampleTesting", "SVGPlot"]
         ),
         // Prints the real loop's timer precision: aligned-second phase and 10 ms lateness.
         .executableTarget(
             name: "precision-probe",
-            dependencies: ["RunLoopKit"],
+            dependencies: ["RunLoopKit", "ExampleSupport"],
             path: "Examples/precision-probe"
         ),
         // Main-loop scenarios (libdispatch's main queue, the main actor) on the real main
@@ -162,6 +173,12 @@ let package = Package(
             name: "MainThreadTests",
             // The probe too, so that the tests find it built next to them.
             dependencies: ["main-queue-probe", "ExampleTesting"]
+        ),
+        // Every Swift block of README.md and of the DocC catalogue, compiled (and where it can
+        // be, run) as a snippet; a test checks that each block is one.
+        .testTarget(
+            name: "DocSnippetTests",
+            dependencies: ["RunLoopKit"]
         ),
         .testTarget(
             name: "RunLoopKitTests",

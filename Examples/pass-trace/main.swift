@@ -1,4 +1,18 @@
+import Glibc
 import RunLoopKit
+
+if CommandLine.arguments.dropFirst().contains(where: { $0 == "-h" || $0 == "--help" }) {
+    print("""
+        OVERVIEW: Prints the activity and callout sequence of a one-second run of the main loop:
+        a one-shot timer, a block, and an observer of every activity.
+
+        USAGE: pass-trace
+
+        OPTIONS:
+          -h, --help  Show help information.
+        """)
+    exit(0)
+}
 
 // Prints the activity sequence of a short run on the real (libev) loop: a one-shot timer,
 // a block, and an observer of every activity. This is the main thread's loop: its default

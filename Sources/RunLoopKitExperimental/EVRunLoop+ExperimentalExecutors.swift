@@ -6,7 +6,7 @@
 import RunLoopKit
 
 /// The main loop as the main actor's executor: `MainActor` jobs become jobs of
-/// ``RunLoopKit/EVRunLoop/main`` (run after the blocks of its common modes) instead of work
+/// `EVRunLoop.main` (run after the blocks of its common modes) instead of work
 /// items of libdispatch's main queue.
 @available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
 @_spi(Experimental) extension EVRunLoop: RunLoopExecutor, MainExecutor {}
@@ -17,7 +17,13 @@ import RunLoopKit
 @available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
 @_spi(Experimental) extension EVRunLoop: SchedulingExecutor {
     /// Runs `job` on the loop after `delay` on `clock`, within `tolerance` (none: exactly),
-    /// through a one-shot ``EVTimer`` in the loop's common modes.
+    /// through a one-shot `EVTimer` in the loop's common modes.
+    ///
+    /// - Parameters:
+    ///   - job: the job to run on the loop's thread.
+    ///   - delay: how long to wait, on `clock`.
+    ///   - tolerance: how late the job may run; nil for none.
+    ///   - clock: the clock of `delay`, measured in `Swift.Duration`.
     public func enqueue<C: _Concurrency.Clock>(_ job: consuming ExecutorJob, after delay: C.Duration,
                                   tolerance: C.Duration?, clock: C) {
         let unowned = UnownedJob(job)
@@ -31,6 +37,12 @@ import RunLoopKit
 
     /// Runs `job` on the loop at `instant` of `clock`; see
     /// ``enqueue(_:after:tolerance:clock:)``.
+    ///
+    /// - Parameters:
+    ///   - job: the job to run on the loop's thread.
+    ///   - instant: when, on `clock`.
+    ///   - tolerance: how late the job may run; nil for none.
+    ///   - clock: the clock of `instant`, measured in `Swift.Duration`.
     public func enqueue<C: _Concurrency.Clock>(_ job: consuming ExecutorJob, at instant: C.Instant,
                                   tolerance: C.Duration?, clock: C) {
         enqueue(job, after: clock.now.duration(to: instant), tolerance: tolerance, clock: clock)
@@ -47,11 +59,11 @@ import RunLoopKit
     }
 }
 
-/// The executors that put ``RunLoopKit/EVRunLoop/main`` under the main actor; the default
+/// The executors that put `EVRunLoop.main` under the main actor; the default
 /// (global) executor stays the platform's.
 @available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
 @_spi(Experimental) public enum EVMainLoopExecutorFactory: ExecutorFactory {
-    /// ``RunLoopKit/EVRunLoop/main``.
+    /// `EVRunLoop.main`.
     public static var mainExecutor: any MainExecutor { EVRunLoop.main }
     /// The platform's default executor.
     public static var defaultExecutor: any TaskExecutor { PlatformExecutorFactory.defaultExecutor }
@@ -59,9 +71,9 @@ import RunLoopKit
 
 @available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
 extension EVRunLoop {
-    /// Makes ``main`` the main actor's executor (through the toolchain's experimental
+    /// Makes `EVRunLoop.main` the main actor's executor (through the toolchain's experimental
     /// `_createExecutors(factory:)`). Call it first thing in a synchronous `main`, before any
-    /// task or actor is used, then run ``main`` from there.
+    /// task or actor is used, then run `EVRunLoop.main` from there.
     ///
     /// Experimental: the SPI it uses is not stable. There is no CFRunLoop counterpart.
     public static func installAsMainActorExecutor() {

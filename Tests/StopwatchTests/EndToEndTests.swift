@@ -12,7 +12,7 @@ import Testing
     }
 
     @Test func runPrintsOneJSONSummary() throws {
-        let arguments = ["--duration", "2", "--json", "--locale", "de_DE", "--at", "1:lap"]
+        let arguments = ["--duration", "2", "--json", "--locale", "de_DE", "--at", "1:lap", "--stall", "30"]
         let result = try ExampleProcess.run(try binary(), arguments)
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout.split(separator: "\n").count == 1)
@@ -38,6 +38,7 @@ import Testing
         #expect(result.status == 0)
         #expect(!result.stdout.contains("\u{1B}["))
         #expect(result.stdout.contains("00:01."))
+        #expect(result.stdout.hasPrefix("start  00:00.00"), "the display before the first frame")
         #expect(result.stdout.contains("computed from start instant"))
     }
 }

@@ -33,6 +33,23 @@ import Testing
         ])
     }
 
+    @Test("a stopwatch that waits for its first key shows 00:00.00 at once")
+    func waitingStopwatchShowsZeroAtOnce() {
+        let loop = EVRunLoop(clock: EVVirtualClock())
+        let session = StopwatchSession(loop: loop, configuration: StopwatchConfiguration(startsAtOnce: false))
+        var texts: [String] = []
+        for redraws in [false, true] {
+            let screen = StopwatchScreen(redraws: redraws)
+            session.onEvent = { event, session in
+                if let text = screen.text(for: event, session: session) { texts.append(text) }
+            }
+            session.start()
+            _ = session.finish()
+        }
+        #expect(texts.first == "ready  00:00.00  stopped\n")
+        #expect(texts.last?.hasPrefix("\r\u{1B}[2K00:00.00  stopped") == true)
+    }
+
     @Test func terminalScreenRedrawsOneLinePerFrame() {
         let texts = run(redraws: true)
         #expect(texts.count == 1 + 250 + 1 + 1)  // start, 250 frames, lap, stop

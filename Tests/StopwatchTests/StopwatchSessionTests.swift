@@ -28,6 +28,21 @@ import Testing
         #expect(summary.frames == 1000 - 36)
     }
 
+    @Test("--plot: the drift timeline and its figure show the counter falling behind, the computed time not")
+    func driftTimelineAndPlot() {
+        let (loop, session) = makeSession(StopwatchConfiguration(startsAtOnce: true, stallMilliseconds: 45))
+        session.start()
+        loop.run(mode: .default, for: .seconds(10))
+        _ = session.finish()
+        let timeline = session.driftTimeline
+        #expect(timeline.count >= 90)
+        #expect(timeline.allSatisfy { abs($0.computed) < 0.011 })
+        #expect(abs((timeline.last?.counted ?? 0) - -0.36) < 0.05)
+        #expect(timeline.last?.dropped == 36)
+        let figure = DriftPlot.figure(timeline: timeline)
+        #expect(figure.charts.map { $0.series.map(\.label) } == [["computed", "counted"], ["dropped"]])
+    }
+
     @Test func withoutStallsEveryUpdateArrives() {
         let (loop, session) = makeSession(StopwatchConfiguration(startsAtOnce: true))
         session.start()

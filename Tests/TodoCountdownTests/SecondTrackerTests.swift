@@ -1,4 +1,5 @@
 import Foundation
+import ExampleSupport
 import Testing
 import TodoCountdown
 
@@ -17,11 +18,11 @@ struct SecondTrackerTests {
         #expect(tracker.lags.map { ($0 * 1000).rounded() } == [50, 20, 0])
     }
 
-    @Test("percentiles by nearest rank")
+    @Test("lag percentiles are ExampleSupport's, interpolated between neighbours")
     func percentiles() {
-        let values = (1...100).map(Double.init)
-        #expect(Percentile.of(values, 50) == 50)
-        #expect(Percentile.of(values, 99) == 99)
-        #expect(Percentile.of([], 50) == nil)
+        var samples = Samples()
+        for value in 1...100 { samples.append(Double(value)) }
+        #expect(samples.median == 50.5)
+        #expect(abs(samples.p99 - 99.01) < 1e-9)
     }
 }

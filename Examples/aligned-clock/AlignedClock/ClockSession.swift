@@ -57,6 +57,7 @@ public final class ClockSession {
     public static let sleep: Work = { duration in ThreadSleep.sleep(for: duration) }
 
     /// Adds the strategies' timers to the loop's default mode. Loop thread only.
+    // snippet: aligned-clock-timers
     public func start() {
         started = loop.now
         startWakeups = loop.statistics.wakeups
@@ -64,10 +65,10 @@ public final class ClockSession {
             switch strategy {
             case .naive: startNaive()
             case .polling: add(EVTimer(interval: 0.1, repeats: true, label: "polling",
-                block: EVRunLoop.isolated { [self] _ in poll() }))
+                block: EVRunLoop.isolated { [weak self] _ in self?.poll() }))
             case .aligned:
                 add(EVTimer(alignedTo: 1, label: "aligned",
-                    block: EVRunLoop.isolated { [self] timer in alignedTick(timer, strategy: .aligned) }))
+                    block: EVRunLoop.isolated { [weak self] timer in self?.alignedTick(timer, strategy: .aligned) }))
             case .alignedWithLead: startLead()
             }
         }
@@ -75,7 +76,8 @@ public final class ClockSession {
 
     /// Stops every timer and returns what was measured. Loop thread only.
     public func finish() -> ClockSummary {
-        // Invalidating also breaks the cycles between the session and its timers' callouts.
+        // The examples' one ownership idiom: the session keeps its timers and invalidates them
+        // when it stops; their callouts hold the session weakly.
         for timer in timers { timer.invalidate() }
         leadTimer?.invalidate()
         timers.removeAll()
@@ -93,6 +95,7 @@ public final class ClockSession {
             lead: configuration.lead == .none ? nil : armedLead,
             alignedTickPhaseMean: alignedTickPhases.mean, alignedTickPhaseSpread: alignedTickPhases.spread)
     }
+    // end
 
     private func add(_ timer: EVTimer) {
         timers.append(timer)
@@ -104,8 +107,10 @@ public final class ClockSession {
     /// Waits the configured arbitrary delay, then starts a plain 1 s timer.
     private func startNaive() {
         add(EVTimer(interval: configuration.naiveStartDelay, repeats: false, label: "naive start",
-            block: EVRunLoop.isolated { [self] _ in
-            add(EVTimer(interval: 1, repeats: true, label: "naive", block: EVRunLoop.isolated { [self] _ in
+            block: EVRunLoop.isolated { [weak self] _ in
+            guard let self else { return }
+            add(EVTimer(interval: 1, repeats: true, label: "naive", block: EVRunLoop.isolated { [weak self] _ in
+                guard let self else { return }
                 count(.naive)
                 let tick = loop.wallNow
                 record(DisplayUpdate(strategy: .naive, shownSecond: Self.second(of: tick), tick: tick, appeared: tick))
@@ -159,7 +164,8 @@ public final class ClockSession {
         case .fixed(let seconds): armLead(seconds)
         case .automatic:
             // The scenario's dummy timer: publish a throwaway value once and time it.
-            add(EVTimer(interval: 0, repeats: false, label: "calibration", block: EVRunLoop.isolated { [self] _ in
+            add(EVTimer(interval: 0, repeats: false, label: "calibration", block: EVRunLoop.isolated { [weak self] _ in
+                guard let self else { return }
                 _ = publish()
                 armLead(estimator.lead)
             }))
@@ -172,7 +178,8 @@ public final class ClockSession {
         armedLead = lead
         let offset = (1 - lead.truncatingRemainder(dividingBy: 1)).truncatingRemainder(dividingBy: 1)
         let timer = EVTimer(alignedTo: 1, offset: offset, label: "aligned+lead",
-            block: EVRunLoop.isolated { [self] timer in
+            block: EVRunLoop.isolated { [weak self] timer in
+            guard let self else { return }
             alignedTick(timer, strategy: .alignedWithLead)
         })
         leadTimer = timer

@@ -1,3 +1,5 @@
+import ExampleSupport
+
 /// Measures how long publishing a value takes, so that the clock can fire early by that much.
 ///
 /// The scenario's app corrected a 200 ms publish delay first with a hand-tuned 0.18 s lead,
@@ -28,9 +30,8 @@ public struct LeadEstimator: Sendable {
 
     /// The current lead in seconds: the median of the recent measurements, 0 before the first.
     public var lead: Double {
-        guard !recent.isEmpty else { return 0 }
-        let sorted = recent.sorted()
-        let middle = sorted.count / 2
-        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+        var samples = Samples()
+        for value in recent { samples.append(value) }
+        return samples.median
     }
 }

@@ -43,6 +43,9 @@ struct AlignedClockCommand: ParsableCommand {
         })
     var lead: LeadSetting?
 
+    @Option(help: "Write each strategy's display lag over time to this SVG file.")
+    var plot: String?
+
     func validate() throws {
         if let duration, !(duration.isFinite && duration > 0) {
             throw ValidationError("--duration must be a number of seconds greater than zero, not \(duration)")
@@ -67,11 +70,16 @@ struct AlignedClockCommand: ParsableCommand {
         let interrupts = InterruptSignals.sources { loop.stop() }
         for source in interrupts { loop.add(source, forMode: .default) }
 
+        let start = loop.wallNow
         session.start()
         loop.runDefaultMode(forSeconds: duration)
         for source in interrupts { source.invalidate() }
 
+        let updates = session.updates
         let summary = session.finish()
+        if let plot {
+            try ClockPlot.figure(updates: updates, strategies: configuration.strategies, start: start).write(toFile: plot)
+        }
         Output.write(json ? try summary.json() + "\n" : "\n" + summary.table() + "\n")
     }
 }

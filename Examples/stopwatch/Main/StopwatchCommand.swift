@@ -44,8 +44,11 @@ struct StopwatchCommand: ParsableCommand {
         })
     var script: [ScheduledAction] = []
 
-    @Option(help: "Milliseconds of simulated slow work once per running second, as a busy app has; frames drop. 0 turns it off.")
-    var stall: Double = 30
+    @Option(help: "Milliseconds of simulated slow work once per running second, as a busy app has; frames drop (default: none).")
+    var stall: Double = 0
+
+    @Option(help: "Write both approaches' drift over time to this SVG file.")
+    var plot: String?
 
     func validate() throws {
         if let duration, !(duration.isFinite && duration > 0) {
@@ -87,6 +90,7 @@ struct StopwatchCommand: ParsableCommand {
         terminal?.restore()
 
         let summary = session.finish()
+        if let plot { try DriftPlot.figure(timeline: session.driftTimeline).write(toFile: plot) }
         Output.write(json ? try summary.json() + "\n" : "\n\n" + summary.table() + "\n")
     }
 }

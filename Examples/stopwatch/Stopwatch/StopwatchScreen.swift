@@ -22,6 +22,8 @@ public final class StopwatchScreen {
             return "\r\u{1B}[2K" + line + keys
         }
         switch event {
+        case .ready:
+            return "ready  " + line + "\n"
         case .action(let action):
             return action.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0) + line + "\n"
         case .frame:

@@ -21,6 +21,8 @@ public final class StopwatchSession {
 
     /// What the screen is told about.
     public enum Event: Sendable, Equatable {
+        /// The session started without timing: the display shows its first reading.
+        case ready
         /// A frame was drawn.
         case frame
         /// An action was performed.
@@ -43,6 +45,9 @@ public final class StopwatchSession {
     public private(set) var counted = 0.0
     /// The time shown by the last frame (computed approach).
     public private(set) var shown: Duration = .zero
+    /// Every tenth running frame: the wall-clock seconds the stopwatch has run, the computed
+    /// and counted times minus those seconds (their drift), and the frames dropped so far.
+    public private(set) var driftTimeline: [(seconds: Double, computed: Double, counted: Double, dropped: Int)] = []
 
     private var link: EVFrameTimer?
     private var scriptTimers: [EVTimer] = []
@@ -78,12 +83,14 @@ public final class StopwatchSession {
 
     /// Adds the frame timer (paused) and the scripted actions to the loop's default mode,
     /// and starts timing if configured to. Loop thread only.
+    // snippet: stopwatch-frame-timer
     public func start() {
         sessionStart = loop.now
         startWakeups = loop.statistics.wakeups
         startCPU = Self.cpuSeconds()
         let link = EVFrameTimer(framesPerSecond: configuration.framesPerSecond, label: "stopwatch",
-            block: EVRunLoop.isolated { [self] link in
+            block: EVRunLoop.isolated { [weak self] link in
+            guard let self else { return }
             frame(link)
         })
         link.isPaused = true
@@ -91,14 +98,17 @@ public final class StopwatchSession {
         self.link = link
         for scheduled in configuration.script {
             let timer = EVTimer(interval: scheduled.delay, repeats: false, label: scheduled.action.rawValue,
-                block: EVRunLoop.isolated { [self] _ in
+                block: EVRunLoop.isolated { [weak self] _ in
+                guard let self else { return }
                 perform(scheduled.action)
             })
             scriptTimers.append(timer)
             loop.add(timer, forMode: .default)
         }
-        if configuration.startsAtOnce { perform(.start) }
+        // The display shows 00:00.00 at once, not only after the first key.
+        if configuration.startsAtOnce { perform(.start) } else { onEvent?(.ready, self) }
     }
+    // end
 
     /// Performs `action` now. Loop thread only.
     public func perform(_ action: Action) {
@@ -144,6 +154,10 @@ public final class StopwatchSession {
         shown = state.elapsed(at: link.timestamp)
         counted += 0.01
         framesWhileRunning += 1
+        if framesWhileRunning % 10 == 1, let wallStartedAt {
+            let ran = wallRunning + loop.wallNow.timeIntervalSince(wallStartedAt)
+            driftTimeline.append((ran, shown.timeInterval - ran, counted - ran, link.droppedFrames))
+        }
         onEvent?(.frame, self)
         stallOncePerSecond()
     }
@@ -163,7 +177,8 @@ public final class StopwatchSession {
     public func finish() -> StopwatchSummary {
         let dropped = link?.droppedFrames ?? 0
         perform(.stop)
-        // Invalidating also breaks the cycles between the session and its timers' callouts.
+        // The examples' one ownership idiom: the session keeps its timers and invalidates them
+        // when it stops; their callouts hold the session weakly.
         link?.invalidate()
         link = nil
         for timer in scriptTimers { timer.invalidate() }

@@ -38,6 +38,9 @@ struct TaskTimersCommand: ParsableCommand {
     @Flag(help: "Measure wakeups of many per-task 1 s timers without, then with, 0.1 s tolerance.")
     var compareTolerance = false
 
+    @Option(help: "With --compare-tolerance: write both runs' wakeups over time to this SVG file.")
+    var plot: String?
+
     @Option(help: "Tasks (timers) for --compare-tolerance.")
     var toleranceTasks = 200
 
@@ -52,6 +55,7 @@ struct TaskTimersCommand: ParsableCommand {
             throw ValidationError("--tolerance-tasks must be in 1...100000, not \(toleranceTasks)")
         }
         if let script { _ = try TaskAction.parse(script: script) }
+        if plot != nil, !compareTolerance { throw ValidationError("--plot draws the --compare-tolerance runs; add --compare-tolerance") }
     }
 
     func run() throws {
@@ -80,10 +84,18 @@ struct TaskTimersCommand: ParsableCommand {
         if compareTolerance {
             let each = Duration.milliseconds(Int64(((duration ?? 10) * 500).rounded()))
             let comparison = ToleranceComparison(timers: toleranceTasks)
-            screen?.show(["task-timers: \(toleranceTasks) tasks with a 1 s timer each",
+            screen?.show(["task-timers: \(counted(toleranceTasks, "task")) with a 1 s timer each",
                           "measuring without tolerance, then with \(comparison.tolerance) s ...", "q quits"])
-            let without = comparison.run(on: loop, tolerance: 0, for: each)
-            let with = controls.quitRequested ? nil : comparison.run(on: loop, tolerance: comparison.tolerance, for: each)
+            var wakesWithout: [Double] = []
+            var wakesWith: [Double] = []
+            let without = comparison.run(on: loop, tolerance: 0, for: each) { wakesWithout.append($0) }
+            let with = controls.quitRequested ? nil
+                : comparison.run(on: loop, tolerance: comparison.tolerance, for: each) { wakesWith.append($0) }
+            if let plot {
+                try TolerancePlot.figure(runs: [("no tolerance", without.seconds, wakesWithout),
+                                                ("\(comparison.tolerance) s tolerance", with?.seconds ?? 0, wakesWith)])
+                    .write(toFile: plot)
+            }
             summary = TaskTimersSummary(
                 session: nil, toleranceComparison: ToleranceReport(timers: toleranceTasks, without: without, with: with))
         } else {

@@ -1,3 +1,5 @@
+import ExampleSupport
+
 /// What an interactive or scripted run measured; printed in the summary and encoded for
 /// `--json`.
 public struct SessionReport: Codable, Hashable, Sendable {
@@ -50,7 +52,7 @@ public struct SessionReport: Codable, Hashable, Sendable {
         func f(_ value: Double) -> String { String(format: "%.2f", value) }
         return [
             "session: \(f(durationSeconds)) s, refresh timer in .\(refreshMode.rawValue), "
-                + "\(tasksAdded) tasks added, \(tasksDone) done",
+                + "\(counted(tasksAdded, "task")) added, \(tasksDone) done",
             "  refresh ticks \(refreshTicks) (timers created \(refreshTimersCreated)), "
                 + "wakeups \(wakeups) = \(f(wakeupsPerSecond))/s",
             "  scrolling: \(scrolls)x, \(f(trackingSeconds)) s in tracking mode; ticks fired there "
@@ -58,7 +60,8 @@ public struct SessionReport: Codable, Hashable, Sendable {
                 + "longest gap between refreshes \(f(longestRefreshGapSeconds)) s",
             "  background: \(f(backgroundSeconds)) s; rows from dates are right, "
                 + "a tick-counting row would be \(tickCountingLagSeconds) s behind",
-            "  animation: \(animations) played, \(framesDrawn) frames drawn, \(framesDropped) dropped",
+            "  animation: \(counted(animations, "animation")) played, \(counted(framesDrawn, "frame")) drawn, "
+                + "\(framesDropped) dropped",
         ]
     }
 }

@@ -1,3 +1,4 @@
+import ExampleSupport
 import Foundation
 import RunLoopKit
 
@@ -127,6 +128,7 @@ public final class TaskTimersApp {
 
     // MARK: Refresh timer
 
+    // snippet: task-timers-refresh
     private func ensureRefreshTimer() {
         guard refreshTimer == nil, board.hasOpenTasks, !isBackground else { return }
         let timer = EVTimer(interval: Self.refreshInterval, repeats: true, tolerance: Self.refreshTolerance,
@@ -144,6 +146,7 @@ public final class TaskTimersApp {
         refreshCreated = nil
         lastRefresh = nil
     }
+    // end
 
     private func tick() {
         let now = loop.now
@@ -166,6 +169,7 @@ public final class TaskTimersApp {
 
     /// Runs the loop in the tracking mode for ``scrollDuration``, as UIKit does while a
     /// finger drags a list; a scroll timer in that mode moves the scroll indicator.
+    // snippet: task-timers-scroll
     private func scroll() {
         guard scrollProgress == nil else { return }
         report.scrolls += 1
@@ -184,6 +188,7 @@ public final class TaskTimersApp {
         redraw()
         loop.run(mode: Self.tracking, for: scrollDuration)
         scroller.invalidate()
+        // end
         scrollProgress = nil
         let end = loop.now
         report.trackingSeconds += seconds(end - start)
@@ -231,7 +236,7 @@ public final class TaskTimersApp {
     private func finishCelebration(_ finished: Celebration) {
         report.framesDrawn += finished.framesDrawn
         report.framesDropped += finished.framesDropped
-        say("animation over: \(finished.framesDrawn) frames drawn, \(finished.framesDropped) dropped")
+        say("animation over: \(counted(finished.framesDrawn, "frame")) drawn, \(finished.framesDropped) dropped")
         if celebration === finished { celebration = nil }
         redraw()
     }

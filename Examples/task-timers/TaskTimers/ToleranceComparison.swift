@@ -42,7 +42,17 @@ public struct ToleranceComparison: Sendable {
     }
 
     /// Runs the timers with `tolerance` in ``mode`` of `loop` for `duration` and measures.
-    public func run(on loop: EVRunLoop, tolerance: Double, for duration: Duration) -> Run {
+    ///
+    /// - Parameters:
+    ///   - loop: the loop, on its thread.
+    ///   - tolerance: the timers' tolerance, in seconds.
+    ///   - duration: how long to run.
+    ///   - onWake: called after each of the run's wakes with the seconds since the run started
+    ///     (for `--plot`).
+    /// - Returns: what the run measured.
+    public func run(
+        on loop: EVRunLoop, tolerance: Double, for duration: Duration, onWake: ((Double) -> Void)? = nil
+    ) -> Run {
         let recorder = LatenessRecorder()
         let interval = Duration.seconds(1)
         let origin = loop.now
@@ -62,7 +72,12 @@ public struct ToleranceComparison: Sendable {
         }
         let before = loop.statistics
         let start = loop.now
+        let wakes = onWake.map { onWake in
+            EVObserver(activities: .afterWaiting, label: "plot") { _, _ in onWake(seconds(loop.now - start)) }
+        }
+        if let wakes { loop.add(wakes, forMode: Self.mode) }
         loop.run(mode: Self.mode, for: duration)
+        wakes?.invalidate()
         let elapsed = seconds(loop.now - start)
         for timer in made { timer.invalidate() }
         let wakeups = loop.statistics.wakeups - before.wakeups

@@ -1,3 +1,4 @@
+import ExampleSupport
 import Foundation
 
 /// The tolerance comparison's result: the same timers without and with tolerance.
@@ -23,7 +24,7 @@ public struct ToleranceReport: Codable, Hashable, Sendable {
                    run.tolerance, run.seconds, run.wakeups, run.wakeupsPerSecond, run.fires, run.earliestMs,
                    run.latestMs)
         }
-        var lines = ["tolerance comparison: \(timers) tasks, each with its own 1 s timer", line(without)]
+        var lines = ["tolerance comparison: \(counted(timers, "task")), each with its own 1 s timer", line(without)]
         if let with {
             lines.append(line(with))
             if with.wakeupsPerSecond > 0 {

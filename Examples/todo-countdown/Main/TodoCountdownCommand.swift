@@ -45,6 +45,9 @@ struct TodoCountdownCommand: ParsableCommand {
     @Flag(help: "Print only the summary, as one JSON object on standard output.")
     var json = false
 
+    @Option(help: "Write each strategy's lag and wakeups over time to this SVG file.")
+    var plot: String?
+
     func validate() throws {
         if let duration, !(duration.isFinite && duration > 0) {
             throw ValidationError("--duration must be a number of seconds greater than 0, not \(duration)")
@@ -74,6 +77,7 @@ struct TodoCountdownCommand: ParsableCommand {
         let runFor: Duration = duration.map { .milliseconds(Int64(($0 * 1000).rounded())) }
             ?? (keyboard != nil ? .seconds(365 * 86_400) : .seconds(10))
         var reports: [StrategyReport] = []
+        var timelines: [(strategy: Strategy, timeline: [(seconds: Double, wakeups: Int, lag: Double?)])] = []
         var lastSelected: Int?
         for strategy in compare ? Strategy.allCases : [strategy] where !controls.quitRequested {
             var list = TodoList.sample(count: items, start: loop.wallNow, removesDone: removeDone)
@@ -89,6 +93,7 @@ struct TodoCountdownCommand: ParsableCommand {
             session.start()
             loop.run(mode: .default, for: runFor)
             reports.append(session.stop())
+            timelines.append((strategy, session.timeline))
             lastSelected = session.list.selectedID
             controls.session = nil
         }
@@ -99,6 +104,7 @@ struct TodoCountdownCommand: ParsableCommand {
         let summary = CountdownSummary(items: items, removeDone: removeDone, selectedItem: lastSelected,
                                        strategies: reports)
         Output.write((json ? try summary.json() : summary.text) + "\n")
+        if let plot { try CountdownPlot.figure(runs: timelines).write(toFile: plot) }
         if controls.interrupted { throw ExitCode(130) }
     }
 }

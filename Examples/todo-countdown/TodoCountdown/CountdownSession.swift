@@ -1,4 +1,5 @@
 import Foundation
+import ExampleSupport
 import RunLoopKit
 
 /// One redraw strategy running on a run loop: it keeps the todo list current, hands every
@@ -20,6 +21,9 @@ public final class CountdownSession {
     public private(set) var list: TodoList
     /// The measurements so far.
     public private(set) var tracker = SecondTracker()
+    /// For every timer-driven redraw: seconds since ``start()``, the loop's wakeups since then,
+    /// and the lag of the second it showed if it was a new one (``SecondTracker/lags``).
+    public private(set) var timeline: [(seconds: Double, wakeups: Int, lag: Double?)] = []
     private let loop: EVRunLoop
     private let draw: (CountdownFrame) -> Void
     private var timer: EVTimer?
@@ -50,6 +54,7 @@ public final class CountdownSession {
     }
 
     /// Draws the table once and adds the strategy's timer to the loop's default mode.
+    // snippet: todo-countdown-timers
     public func start() {
         startInstant = loop.now
         startStatistics = loop.statistics
@@ -84,9 +89,13 @@ public final class CountdownSession {
     private func redraw(now: Date) {
         shownNow = now
         list.removeDone(at: now)
+        let lagsBefore = tracker.lags.count
         tracker.record(shown: now, drawnAt: loop.wallNow)
+        timeline.append((Double(loop.now.nanoseconds - startInstant.nanoseconds) / 1e9, loop.statistics.wakeups - startStatistics.wakeups,
+                         tracker.lags.count > lagsBefore ? tracker.lags.last : nil))
         draw(frame)
     }
+    // end
 
     /// Moves the selection and redraws the same moment again (not a measured redraw).
     public func moveSelection(by delta: Int) {
@@ -105,13 +114,14 @@ public final class CountdownSession {
         timer = nil
         let seconds = Double(loop.now.nanoseconds - startInstant.nanoseconds) / 1e9
         let wakeups = loop.statistics.wakeups - startStatistics.wakeups
-        let lagsMs = tracker.lags.map { $0 * 1000 }
+        var lagsMs = Samples()
+        for lag in tracker.lags { lagsMs.append(lag * 1000) }
         return StrategyReport(
             strategy: strategy, durationSeconds: rounded(seconds, 3), redraws: tracker.redraws,
             skippedSeconds: tracker.skipped, repeatedSeconds: tracker.repeated, wakeups: wakeups,
             wakeupsPerSecond: rounded(seconds > 0 ? Double(wakeups) / seconds : 0, 3),
             timerFires: loop.statistics.timerFires - startStatistics.timerFires,
-            lagMedianMs: Percentile.of(lagsMs, 50).map { rounded($0, 3) },
-            lagP99Ms: Percentile.of(lagsMs, 99).map { rounded($0, 3) })
+            lagMedianMs: lagsMs.count == 0 ? nil : rounded(lagsMs.median, 3),
+            lagP99Ms: lagsMs.count == 0 ? nil : rounded(lagsMs.p99, 3))
     }
 }

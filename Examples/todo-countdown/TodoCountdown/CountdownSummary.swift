@@ -29,7 +29,7 @@ public struct CountdownSummary: Codable, Sendable {
 
     /// The human-readable summary.
     public var text: String {
-        var lines = ["todo-countdown summary (\(items) items due at +10 s, +20 s, ...)"]
+        var lines = ["todo-countdown summary (\(counted(items, "item")) due at +10 s, +20 s, ...)"]
         lines += strategies.map { "  " + $0.line }
         if let poll = strategies.first(where: { $0.strategy == .poll }),
            let aligned = strategies.first(where: { $0.strategy == .aligned }), poll.wakeupsPerSecond > 0 {

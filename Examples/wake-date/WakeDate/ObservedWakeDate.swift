@@ -37,6 +37,7 @@ public final class ObservedWakeDate {
     }
 
     /// The date the current pass woke at, registering the observer in the current mode if
+    // snippet: wake-date-observer
     /// it is missing there. Outside a run, simply the current date. Loop thread only.
     public var date: Date {
         if let mode = loop.currentMode {
@@ -53,12 +54,14 @@ public final class ObservedWakeDate {
 
     private func makeObserver() -> EVObserver {
         let observer = EVObserver(activities: [.entry, .afterWaiting], repeats: true, order: Self.order,
-                                  label: "wakeDate") { [unowned self] _, _ in
+                                  label: "wakeDate") { [weak self] _, _ in
+            guard let self else { return }
             stored = clock()
         }
         self.observer = observer
         return observer
     }
+    // end
 
     /// Removes the observer from every mode.
     public func invalidate() { observer?.invalidate() }

@@ -66,11 +66,12 @@ public final class WakeDateSession {
     public func start() {
         for row in 1...configuration.timers {
             let timer = EVTimer(interval: configuration.interval, repeats: true, tolerance: 0.01,
-                                label: "row \(row)", block: EVRunLoop.isolated { [self] _ in rowFired(row) })
+                                label: "row \(row)", block: EVRunLoop.isolated { [weak self] _ in self?.rowFired(row) })
             rows.append(timer)
             loop.add(timer, forMode: .default)
         }
-        let modal = EVTimer(interval: 0.01, repeats: true, label: "modal", block: EVRunLoop.isolated { [self] _ in
+        let modal = EVTimer(interval: 0.01, repeats: true, label: "modal", block: EVRunLoop.isolated { [weak self] _ in
+            guard let self else { return }
             nestedReadings.append(read("modal"))
         })
         modalTimer = modal
@@ -79,7 +80,8 @@ public final class WakeDateSession {
 
     /// Stops every timer and the observer, and returns what was measured.
     public func finish() -> WakeDateSummary {
-        // Invalidating also breaks the cycles between the session and its timers' callouts.
+        // The examples' one ownership idiom: the session keeps its timers and invalidates them
+        // when it stops; their callouts hold the session weakly.
         for timer in rows { timer.invalidate() }
         modalTimer?.invalidate()
         rows.removeAll()
@@ -103,7 +105,7 @@ public final class WakeDateSession {
         if row == 1 {
             let index = passes.count
             passes.append(PassRecord(index: index, isSlow: configuration.slowMilliseconds > 0 && index % 2 == 1))
-            loop.perform(inModes: [.default], label: "block", EVRunLoop.isolated { [self] in blockRan() })
+            loop.perform(inModes: [.default], label: "block", EVRunLoop.isolated { [weak self] in self?.blockRan() })
         }
         passes[passes.count - 1].readings.append(read("row \(row)"))
         if row == 2, passes[passes.count - 1].isSlow {

@@ -5,9 +5,15 @@ extension EVRunLoop.Instant: InstantProtocol {
     public typealias Duration = Swift.Duration
 
     /// The instant `duration` later, saturating at ``distantFuture``.
+    ///
+    /// - Parameter duration: how far to move; negative moves back.
+    /// - Returns: the instant `duration` after this one.
     public func advanced(by duration: Duration) -> Self { self + duration }
 
     /// The time from this instant to `other`.
+    ///
+    /// - Parameter other: the later (or earlier) instant.
+    /// - Returns: `other` minus this instant; negative when `other` is earlier.
     public func duration(to other: Self) -> Duration { other - self }
 }
 
@@ -42,6 +48,8 @@ extension EVRunLoop {
         public let loop: EVRunLoop
 
         /// Creates the clock of `loop`; the same as `loop.clock`.
+        ///
+        /// - Parameter loop: the loop whose monotonic clock and timers the clock uses.
         public init(loop: EVRunLoop) { self.loop = loop }
 
         /// The loop's monotonic clock now.

@@ -18,6 +18,11 @@ extension EVRunLoop {
         public var skipped: Int
 
         /// Creates a tick.
+        ///
+        /// - Parameters:
+        ///   - scheduled: the fire date of the timer that produced the tick.
+        ///   - wakeDate: the loop's ``EVRunLoop/wakeDate`` when the timer fired.
+        ///   - skipped: ticks due since the previous element and never delivered.
         public init(scheduled: Instant, wakeDate: Date?, skipped: Int) {
             self.scheduled = scheduled
             self.wakeDate = wakeDate
@@ -46,6 +51,9 @@ extension EVRunLoop {
         let start: @Sendable (LatestValueChannel<Tick>) -> @Sendable () -> Void
 
         /// Starts a new timer for this iteration.
+        ///
+        /// - Returns: an iterator whose timer (or display link) runs until the iterator goes away
+        ///   or its task is cancelled.
         public func makeAsyncIterator() -> Iterator {
             let channel = LatestValueChannel<Tick> { older, newer in
                 Tick(scheduled: newer.scheduled, wakeDate: newer.wakeDate,
@@ -59,6 +67,8 @@ extension EVRunLoop {
             let subscription: Subscription
 
             /// The next tick, waiting for it; nil once the consuming task is cancelled.
+            ///
+            /// - Returns: the next tick, or nil once the consuming task is cancelled.
             public mutating func next() async -> Tick? {
                 await subscription.channel.next()
             }

@@ -137,6 +137,10 @@ extension EVRunLoop: BackendEvents {
     /// - Precondition: the source is valid, not added to another loop, and — for descriptor
     ///   and signal sources — the loop is not on an ``EVVirtualClock``.
     ///
+    /// - Parameters:
+    ///   - source: the source; it serves this loop only from now on.
+    ///   - mode: the mode, or ``Mode/common`` for every common mode.
+    ///
     /// The corresponding CFRunLoop function is `CFRunLoopAddSource`.
     public func add(_ source: EVSource, forMode mode: Mode) {
         require(source.isManual || backend.watchesKernelEvents,
@@ -156,6 +160,10 @@ extension EVRunLoop: BackendEvents {
     /// Removes `source` from `mode` (or every common mode) without invalidating it. Safe
     /// from any thread.
     ///
+    /// - Parameters:
+    ///   - source: the source.
+    ///   - mode: the mode, or ``Mode/common`` for every common mode.
+    ///
     /// The corresponding CFRunLoop function is `CFRunLoopRemoveSource`.
     public func remove(_ source: EVSource, forMode mode: Mode) {
         guard isOwnerThread else {
@@ -169,6 +177,11 @@ extension EVRunLoop: BackendEvents {
 
     /// Whether `source` is in `mode` (for ``Mode/common``: whether it was added to it).
     /// Loop thread only.
+    ///
+    /// - Parameters:
+    ///   - source: the source.
+    ///   - mode: the mode, or ``Mode/common``.
+    /// - Returns: whether the source is in the mode.
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopContainsSource`.
     public func contains(_ source: EVSource, inMode mode: Mode) -> Bool {

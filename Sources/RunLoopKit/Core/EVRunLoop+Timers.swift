@@ -142,6 +142,10 @@ extension EVRunLoop {
     ///
     /// - Precondition: the timer is valid and not added to another loop.
     ///
+    /// - Parameters:
+    ///   - timer: the timer; it serves this loop only from now on.
+    ///   - mode: the mode, or ``Mode/common`` for every common mode.
+    ///
     /// The corresponding CFRunLoop function is `CFRunLoopAddTimer`
     /// (`RunLoop.add(_:forMode:)` in Foundation).
     public func add(_ timer: EVTimer, forMode mode: Mode) {
@@ -173,6 +177,10 @@ extension EVRunLoop {
     /// Removes `timer` from `mode` (or every common mode) without invalidating it. Safe
     /// from any thread.
     ///
+    /// - Parameters:
+    ///   - timer: the timer.
+    ///   - mode: the mode, or ``Mode/common`` for every common mode.
+    ///
     /// The corresponding CFRunLoop function is `CFRunLoopRemoveTimer`.
     public func remove(_ timer: EVTimer, forMode mode: Mode) {
         guard isOwnerThread else {
@@ -186,6 +194,11 @@ extension EVRunLoop {
     /// Whether `timer` is in `mode` (for ``Mode/common``: whether it was added to it).
     /// Loop thread only.
     ///
+    /// - Parameters:
+    ///   - timer: the timer.
+    ///   - mode: the mode, or ``Mode/common``.
+    /// - Returns: whether the timer is in the mode.
+    ///
     /// The corresponding CFRunLoop function is `CFRunLoopContainsTimer`.
     public func contains(_ timer: EVTimer, inMode mode: Mode) -> Bool {
         checkOwner("contains(_:inMode:)")
@@ -195,6 +208,9 @@ extension EVRunLoop {
 
     /// The earliest fire date among the timers of `mode`, or nil if it has none.
     /// Loop thread only.
+    ///
+    /// - Parameter mode: the mode.
+    /// - Returns: the earliest fire date among the mode's timers, or nil when it has none.
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopGetNextTimerFireDate`.
     public func nextTimerFireDate(forMode mode: Mode) -> Date? {

@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// ```swift
 /// let link = EVFrameTimer(framesPerSecond: 60) { link in
-///     draw(progress: at: link.targetTimestamp)
+///     print("draw the frame shown at", link.targetTimestamp)
 /// }
 /// EVRunLoop.current.add(link, forMode: .common)
 /// ```
@@ -171,6 +171,10 @@ extension EVRunLoop {
     /// Adds a display link to `mode` (or every common mode). Safe from any thread.
     ///
     /// - Precondition: the link is valid and not added to another loop.
+    ///
+    /// - Parameters:
+    ///   - frameTimer: the frame timer; it serves this loop only from now on.
+    ///   - mode: the mode, or ``Mode/common`` for every common mode.
     ///
     /// The corresponding Apple method is `CADisplayLink.add(to:forMode:)`.
     public func add(_ frameTimer: EVFrameTimer, forMode mode: Mode) {

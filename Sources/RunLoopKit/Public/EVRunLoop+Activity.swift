@@ -5,6 +5,9 @@ extension EVRunLoop {
     public struct Activity: OptionSet, Hashable, Sendable, CustomStringConvertible {
         public let rawValue: UInt
 
+        /// Creates an activity set from its bits (CF's `CFRunLoopActivity` values).
+        ///
+        /// - Parameter rawValue: the bits, one per activity.
         public init(rawValue: UInt) { self.rawValue = rawValue }
 
         /// A run is starting, after the mode was found non-empty (`kCFRunLoopEntry`).

@@ -10,6 +10,10 @@ extension EVRunLoop {
         public var errno: Int32
 
         /// Creates an error for `call` failing with `errno`.
+        ///
+        /// - Parameters:
+        ///   - call: the call that failed, as the message should name it.
+        ///   - errno: the C library's error number.
         public init(call: String, errno: Int32) {
             self.call = call
             self.errno = errno

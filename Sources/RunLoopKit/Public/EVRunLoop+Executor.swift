@@ -5,7 +5,11 @@
 /// actor Dashboard {
 ///     let loop: EVRunLoop
 ///     nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
+///     init(loop: EVRunLoop) { self.loop = loop }
 /// }
+/// ```
+///
+/// ```swift
 /// Task(executorPreference: loop) { /* nonisolated async code, on the loop's thread */ }
 /// ```
 ///
@@ -21,6 +25,8 @@
 extension EVRunLoop: SerialExecutor, TaskExecutor {
     /// Queues `job` to run on the loop's thread; from another thread, also wakes the loop.
     /// Safe from any thread. Called by the Swift runtime for tasks that prefer the loop.
+    ///
+    /// - Parameter job: the job; it runs on the loop's thread in a later pass of a common mode.
     public func enqueue(_ job: consuming ExecutorJob) {
         enqueue(UnownedJob(job), isolated: false)
     }
@@ -31,6 +37,8 @@ extension EVRunLoop: SerialExecutor, TaskExecutor {
     /// The reference is the loop's actor-executor companion, so that the runtime's jobs say
     /// which role they were queued for: an actor's jobs run isolated to it, a preferring
     /// task's nonisolated jobs run without hopping off the loop.
+    ///
+    /// - Returns: this loop as the executor of an actor (`unownedExecutor`).
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         actorExecutor.asUnownedSerialExecutor()
     }
@@ -46,6 +54,8 @@ extension EVRunLoop: SerialExecutor, TaskExecutor {
 
     /// Whether the calling code runs on the loop's thread, where everything isolated to the
     /// loop runs.
+    ///
+    /// - Returns: whether the caller runs on the loop's thread.
     public func isIsolatingCurrentContext() -> Bool? { isOwnerThread }
 
     /// Queues a job for the loop's thread: `isolated` for an actor pinned to the loop, else

@@ -10,23 +10,46 @@ extension EVRunLoop {
         public var nanoseconds: Int64
 
         /// Creates an instant from nanoseconds since the clock's origin.
+        ///
+        /// - Parameter nanoseconds: nanoseconds on the loop's monotonic clock.
         public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
 
         /// The latest representable instant: "never".
         public static let distantFuture = Instant(nanoseconds: .max)
 
+        /// Whether `a` is earlier than `b`.
+        ///
+        /// - Parameters:
+        ///   - a: an instant.
+        ///   - b: another instant.
+        /// - Returns: `a.nanoseconds < b.nanoseconds`.
         public static func < (a: Instant, b: Instant) -> Bool { a.nanoseconds < b.nanoseconds }
 
         /// The instant `d` later, saturating at ``distantFuture``.
+        ///
+        /// - Parameters:
+        ///   - a: an instant.
+        ///   - d: how far to move.
+        /// - Returns: `a` moved by `d`, saturating at the clock's ends.
         public static func + (a: Instant, d: Duration) -> Instant {
             let (sum, overflow) = a.nanoseconds.addingReportingOverflow(d.nanoseconds)
             return Instant(nanoseconds: overflow ? (d > .zero ? .max : .min) : sum)
         }
 
         /// The instant `d` earlier.
+        ///
+        /// - Parameters:
+        ///   - a: an instant.
+        ///   - d: how far to move back.
+        /// - Returns: `a` moved back by `d`, saturating at the clock's ends.
         public static func - (a: Instant, d: Duration) -> Instant { a + (.zero - d) }
 
         /// The time from `b` to `a`.
+        ///
+        /// - Parameters:
+        ///   - a: an instant.
+        ///   - b: the instant to measure from.
+        /// - Returns: the time from `b` to `a`; negative when `a` is earlier.
         public static func - (a: Instant, b: Instant) -> Duration {
             .nanoseconds(a.nanoseconds &- b.nanoseconds)
         }

@@ -41,6 +41,11 @@ extension EVRunLoop {
 
     /// The argument-less form of ``isolated(isolation:_:)-(_,(Argument)->Void)``, for
     /// ``perform(inModes:label:_:)`` blocks.
+    ///
+    /// - Parameters:
+    ///   - isolation: the caller's isolation (`#isolation`); leave the default.
+    ///   - body: the block.
+    /// - Returns: a `@Sendable` block that checks the isolation, then calls `body`.
     public static func isolated(
         isolation: isolated (any Actor)? = #isolation,
         _ body: @escaping () -> Void

@@ -12,12 +12,18 @@ extension EVRunLoop {
         public let rawValue: String
 
         /// Creates a mode with the given name.
+        ///
+        /// - Parameter rawValue: the mode's name.
         public init(rawValue: String) { self.rawValue = rawValue }
 
         /// Creates a mode with the given name, for example `Mode("tracking")`.
+        ///
+        /// - Parameter name: the mode's name; modes with equal names are the same mode.
         public init(_ name: String) { self.rawValue = name }
 
         /// Creates a mode from a string literal: `let tracking: EVRunLoop.Mode = "tracking"`.
+        ///
+        /// - Parameter name: the mode's name.
         public init(stringLiteral name: String) { self.rawValue = name }
 
         /// The mode that ``EVRunLoop/run()`` uses and that starts out as a common mode.

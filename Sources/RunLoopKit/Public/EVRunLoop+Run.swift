@@ -15,6 +15,12 @@ extension EVRunLoop {
     /// converted to the loop's monotonic clock to the nanosecond. A deadline more than about
     /// 16 years away (CF's `TIMER_INTERVAL_LIMIT`) means no deadline.
     ///
+    /// - Parameters:
+    ///   - mode: the mode to run; ``Mode/common`` is not a mode one can run.
+    ///   - deadline: when the run times out, on the wall clock.
+    ///   - returnAfterSourceHandled: whether to return after the first pass in which a source fired.
+    /// - Returns: why the run ended.
+    ///
     /// The corresponding CFRunLoop function is `CFRunLoopRunInMode` (Foundation's
     /// `RunLoop.run(mode:before:)` with its result).
     @discardableResult
@@ -28,6 +34,12 @@ extension EVRunLoop {
 
     /// Runs `mode` for at most `duration`; the `Duration` spelling of
     /// ``run(mode:until:returnAfterSourceHandled:)``, measured on the monotonic clock.
+    ///
+    /// - Parameters:
+    ///   - mode: the mode to run.
+    ///   - duration: how long at most; zero or negative runs one pass without sleeping.
+    ///   - returnAfterSourceHandled: whether to return after the first pass in which a source fired.
+    /// - Returns: why the run ended.
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopRunInMode(mode, seconds, ...)`.
     @discardableResult

@@ -4,8 +4,10 @@ extension EVRunLoop {
     /// whole run in one line:
     ///
     /// ```swift
+    /// let loop = EVRunLoop(clock: EVVirtualClock())
     /// let trace = EVRunLoop.Trace()
     /// loop.trace = trace
+    /// loop.add(EVTimer(interval: 0.5, repeats: false, label: "tick") { _ in }, forMode: .default)
     /// loop.run(mode: .default, for: .seconds(1))
     /// #expect(trace.lines == ["entry", "beforeTimers", "beforeSources", "beforeWaiting",
     ///                         "afterWaiting", "timer(tick)", "exit", "return(finished)"])

@@ -128,6 +128,8 @@ public final class EVRunLoop: @unchecked Sendable {
     ///
     /// The loop is not the thread's ``current`` loop, except while it runs. Descriptor and
     /// signal sources need the real kernel and cannot be added to it.
+    ///
+    /// - Parameter clock: the virtual clock the loop reads and moves; several loops may share one.
     public convenience init(clock: EVVirtualClock) {
         let thread = ThreadLoops.current
         self.init(backend: VirtualBackend(clock: clock), owner: thread.id)
@@ -210,6 +212,8 @@ public final class EVRunLoop: @unchecked Sendable {
     /// added to it, now and later. As in CF, this creates the mode only when there are such
     /// items to add.
     ///
+    /// - Parameter mode: the mode to make common; not ``Mode/common`` itself.
+    ///
     /// The corresponding CFRunLoop function is `CFRunLoopAddCommonMode`.
     public func addCommonMode(_ mode: Mode) {
         checkOwner("addCommonMode(_:)")
@@ -240,6 +244,10 @@ public final class EVRunLoop: @unchecked Sendable {
     /// Adds `observer` to `mode` (or to every common mode, for ``Mode/common``). Adding it
     /// again does nothing. Loop thread only.
     ///
+    /// - Parameters:
+    ///   - observer: the observer; it serves this loop only from now on.
+    ///   - mode: the mode, or ``Mode/common`` for every common mode.
+    ///
     /// The corresponding CFRunLoop function is `CFRunLoopAddObserver`.
     public func add(_ observer: EVObserver, forMode mode: Mode) {
         checkOwner("add(_:forMode:)")
@@ -255,6 +263,10 @@ public final class EVRunLoop: @unchecked Sendable {
     /// Removes `observer` from `mode` (or from every common mode, for ``Mode/common``).
     /// A notification in progress still calls it. Loop thread only.
     ///
+    /// - Parameters:
+    ///   - observer: the observer.
+    ///   - mode: the mode, or ``Mode/common`` for every common mode.
+    ///
     /// The corresponding CFRunLoop function is `CFRunLoopRemoveObserver`.
     public func remove(_ observer: EVObserver, forMode mode: Mode) {
         checkOwner("remove(_:forMode:)")
@@ -263,6 +275,11 @@ public final class EVRunLoop: @unchecked Sendable {
     }
 
     /// Whether `observer` is in `mode` (for ``Mode/common``: whether it was added to it).
+    ///
+    /// - Parameters:
+    ///   - observer: the observer.
+    ///   - mode: the mode, or ``Mode/common``.
+    /// - Returns: whether the observer is in the mode.
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopContainsObserver`.
     public func contains(_ observer: EVObserver, inMode mode: Mode) -> Bool {
@@ -313,6 +330,12 @@ public final class EVRunLoop: @unchecked Sendable {
     /// Queues `block` to run once, in the next pass of a run in one of `modes` (after the
     /// observers of `beforeSources`). From another thread, it also wakes the loop. Safe from
     /// any thread.
+    ///
+    /// - Parameters:
+    ///   - modes: the modes whose runs may run the block; not empty. ``Mode/common`` means the
+    ///     common modes.
+    ///   - label: a name for ``EVRunLoop/Trace``.
+    ///   - block: the block.
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopPerformBlock`
     /// (`RunLoop.perform(inModes:block:)` in Foundation); CF does not wake the loop.

@@ -190,6 +190,11 @@ public final class EVSource: @unchecked Sendable {
     ///   `SIGSTOP`, nor 32 or 33 (the C library's own). Adding the source stops the program
     ///   with a message if another loop already catches the signal.
     ///
+    /// - Parameters:
+    ///   - number: the signal, such as `SIGINT` or `SIGTERM`.
+    ///   - label: a name for ``EVRunLoop/Trace``.
+    ///   - handler: the callout, given the source, on the loop's thread.
+    ///
     /// The corresponding facility is a dispatch signal source (libev's `ev_signal`).
     public convenience init(
         signal number: Int32, label: String? = nil, handler: @escaping @Sendable (EVSource) -> Void

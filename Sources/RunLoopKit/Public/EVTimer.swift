@@ -20,7 +20,7 @@ import Synchronization
 ///   stays scheduled but never fires or wakes the loop.
 ///
 /// ```swift
-/// let timer = EVTimer(interval: 1, repeats: true, tolerance: 0.1) { _ in refresh() }
+/// let timer = EVTimer(interval: 1, repeats: true, tolerance: 0.1) { _ in print("refresh") }
 /// EVRunLoop.current.add(timer, forMode: .common)
 /// ```
 ///
@@ -114,6 +114,13 @@ public final class EVTimer: @unchecked Sendable {
     /// Creates a timer that first fires `interval` after it is added to a loop.
     ///
     /// The `Duration` spelling of ``init(interval:repeats:tolerance:label:block:)``.
+    ///
+    /// - Parameters:
+    ///   - interval: the time until the first fire, and between fires when repeating.
+    ///   - repeats: whether the timer fires again every `interval`.
+    ///   - tolerance: how late the timer may fire (default zero).
+    ///   - label: a name for ``EVRunLoop/Trace``.
+    ///   - block: the callout, given the timer.
     public convenience init(
         interval: Duration, repeats: Bool, tolerance: Duration = .zero, label: String? = nil,
         block: @escaping @Sendable (EVTimer) -> Void
@@ -130,6 +137,14 @@ public final class EVTimer: @unchecked Sendable {
     ///
     /// `date` is turned into an instant of the loop's monotonic clock when the timer is
     /// added; a date in the past fires in the next pass.
+    ///
+    /// - Parameters:
+    ///   - date: the first fire date, on the wall clock.
+    ///   - interval: seconds between fires when repeating.
+    ///   - repeats: whether the timer fires again every `interval` seconds.
+    ///   - tolerance: how late, in seconds, the timer may fire (default 0).
+    ///   - label: a name for ``EVRunLoop/Trace``.
+    ///   - block: the callout, given the timer.
     ///
     /// The corresponding Foundation initializer is `Timer(fire:interval:repeats:block:)`.
     public convenience init(
@@ -149,6 +164,14 @@ public final class EVTimer: @unchecked Sendable {
     /// Creates a timer that first fires at `instant` of the loop's monotonic clock, then
     /// every `interval` if it repeats: exact to the nanosecond, untouched by wall-clock
     /// conversions (what virtual-time tests want).
+    ///
+    /// - Parameters:
+    ///   - instant: the first fire date, on the loop's monotonic clock (`loop.now + delay`).
+    ///   - interval: the time between fires when repeating.
+    ///   - repeats: whether the timer fires again every `interval`.
+    ///   - tolerance: how late the timer may fire (default zero).
+    ///   - label: a name for ``EVRunLoop/Trace``.
+    ///   - block: the callout, given the timer.
     ///
     /// The corresponding CF notion is a timer's `_fireTSR`, set directly.
     public convenience init(

@@ -50,6 +50,11 @@ public final class EVVirtualClock: Sendable {
     ///
     /// - Precondition: `start` is in `0...1e18` ns (31 years of uptime, leaving the rest of
     ///   `Int64` for deadlines), and `wallStart` within ±9e9 s of 1970.
+    ///
+    /// - Parameters:
+    ///   - start: the monotonic clock's first reading.
+    ///   - wallStart: the wall clock's first reading.
+    ///   - bootPhase: the phase of the shared wake grid.
     public init(
         start: EVRunLoop.Instant = EVRunLoop.Instant(nanoseconds: 1_000_000_000_000),
         wallStart: Date = Date(timeIntervalSince1970: 1_767_225_600),
@@ -82,6 +87,8 @@ public final class EVVirtualClock: Sendable {
 
     /// Moves both clocks forward by `duration` (negative durations are a programmer error).
     /// Tasks sleeping on this clock until `now` or earlier resume, in deadline order.
+    ///
+    /// - Parameter duration: how far to move the clock; not negative.
     public func advance(by duration: Duration) {
         require(duration >= .zero, "EVVirtualClock.advance(by:): duration \(duration) is negative")
         resume(state.withLock { state in
@@ -92,6 +99,8 @@ public final class EVVirtualClock: Sendable {
 
     /// Moves both clocks forward to `instant`, if it is later than now. Tasks sleeping on
     /// this clock until `instant` or earlier resume, in deadline order.
+    ///
+    /// - Parameter instant: the new reading; an instant at or before now leaves the clock where it is.
     public func advance(to instant: EVRunLoop.Instant) {
         resume(state.withLock { state in
             if instant > state.now { state.now = instant }
@@ -101,6 +110,8 @@ public final class EVVirtualClock: Sendable {
 
     /// Sets the wall clock to `date` without moving the monotonic clock, as `settimeofday`
     /// would; loops on this clock re-align their wall-clock timers at their next wake.
+    ///
+    /// - Parameter date: the wall clock's new reading.
     public func setWallClock(to date: Date) {
         let wallNanos = Self.checkedNanos(date, call: "EVVirtualClock.setWallClock(to:)", name: "date")
         state.withLock {
