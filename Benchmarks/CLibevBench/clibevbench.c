@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-// MARK: Clocks and thread counters
+// MARK: Clocks and process counters
 
 static int64_t clock_ns(clockid_t clock) {
     struct timespec ts;
@@ -23,14 +23,6 @@ static int64_t clock_ns(clockid_t clock) {
 
 int64_t lb_monotonic_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
 int64_t lb_realtime_ns(void) { return clock_ns(CLOCK_REALTIME); }
-int64_t lb_thread_cpu_ns(void) { return clock_ns(CLOCK_THREAD_CPUTIME_ID); }
-
-int64_t lb_thread_voluntary_switches(void) {
-    struct rusage usage;
-    if (getrusage(RUSAGE_THREAD, &usage) != 0) return -1;
-    return usage.ru_nvcsw;
-}
-
 int64_t lb_process_cpu_ns(void) { return clock_ns(CLOCK_PROCESS_CPUTIME_ID); }
 
 int64_t lb_process_voluntary_switches(void) {

@@ -1,5 +1,5 @@
 // CLibevBench: the raw-libev side of every loop-bench workload, plus the clocks and
-// per-thread counters that all three peers are measured with.
+// process counters that every peer is measured with.
 //
 // Each lb_* workload creates its own loop with ev_loop_new, runs on the calling thread,
 // and destroys the loop before it returns. The header does not include <ev.h>, so Swift
@@ -9,16 +9,12 @@
 
 #include <stdint.h>
 
-// MARK: Clocks and thread counters (used for every peer)
+// MARK: Clocks and process counters (used for every peer)
 
 /// `clock_gettime(CLOCK_MONOTONIC)` in nanoseconds.
 int64_t lb_monotonic_ns(void);
 /// `clock_gettime(CLOCK_REALTIME)` in nanoseconds since 1970.
 int64_t lb_realtime_ns(void);
-/// `clock_gettime(CLOCK_THREAD_CPUTIME_ID)` in nanoseconds: CPU time of the calling thread.
-int64_t lb_thread_cpu_ns(void);
-/// `getrusage(RUSAGE_THREAD).ru_nvcsw`: voluntary context switches of the calling thread.
-int64_t lb_thread_voluntary_switches(void);
 /// `clock_gettime(CLOCK_PROCESS_CPUTIME_ID)` in nanoseconds: CPU time of every thread.
 int64_t lb_process_cpu_ns(void);
 /// `getrusage(RUSAGE_SELF).ru_nvcsw`: voluntary context switches of every thread of the
