@@ -29,6 +29,11 @@ final class ModeState {
     var manualSources: [EVSource] { manualSet.elements }
     /// Descriptor and signal sources, in the order they were added.
     var kernelSources: [EVSource] { kernelSet.elements }
+    /// Descriptor and signal sources in no particular order (no sort).
+    var unorderedKernelSources: some Sequence<EVSource> { kernelSet.unordered }
+    /// When `source` was added to this mode among its descriptor and signal sources (nil
+    /// if it is not in it): ready sources fire in this order.
+    func kernelSequence(of source: EVSource) -> UInt64? { kernelSet.sequence(of: source) }
 
     /// True when the mode has nothing that can fire: no timers and no sources.
     /// Observers do not count, as in CF's `__CFRunLoopModeIsEmpty`.

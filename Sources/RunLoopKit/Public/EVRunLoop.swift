@@ -47,8 +47,15 @@ public final class EVRunLoop: @unchecked Sendable {
     var alignedTimers: [ObjectIdentifier: EVTimer] = [:]
     @exclusivity(unchecked) var runStack: [ModeState] = []
     @exclusivity(unchecked) var blocks: [QueuedBlock] = []
-    var watchedSources: [ObjectIdentifier: EVSource] = [:]
-    var armedDescriptors: Set<ObjectIdentifier> = []
+    /// The backend's watches (signal sources, and the descriptor sources of `armedState`).
+    var watches = WatchTable()
+    /// The mode whose descriptor sources are watched: the running mode, or the last one run.
+    var armedState: ModeState?
+    /// Descriptor sources added to `armedState` while no run was in progress, to be watched
+    /// when the next run of it starts (their descriptors are checked then).
+    var pendingArms: [EVSource] = []
+    /// Sources the backend reported ready and that have not fired yet, in report order.
+    @exclusivity(unchecked) var readySources: [EVSource] = []
     var wallClockWasSet = false
     @exclusivity(unchecked) var lastWakeDate: Date?
     @exclusivity(unchecked) var lastWakeInstant: Instant?
@@ -111,9 +118,12 @@ public final class EVRunLoop: @unchecked Sendable {
         }
         let queued = blocks
         blocks = []
-        for source in Array(watchedSources.values) { removeEverywhere(source) }
+        for source in watches.sources { removeEverywhere(source) }
         breakCycles()
         modes = [:]
+        armedState = nil
+        pendingArms = []
+        readySources = []
         commonObservers = Members()
         commonTimers = Members()
         commonSources = Members()
