@@ -20,27 +20,32 @@ extension EVRunLoop {
 
     func insert(_ timer: EVTimer, into state: ModeState) {
         guard !timer.nodes.contains(where: { $0.state === state }) else { return }
-        let node = TimerNode(timer: timer)
+        let node = TimerNode(timer: timer, state: state)
         state.timers.insert(node)
-        timer.nodes.append((state, node))
+        timer.nodes.append(node)
     }
 
     func remove(_ timer: EVTimer, from state: ModeState) {
         guard let index = timer.nodes.firstIndex(where: { $0.state === state }) else { return }
-        state.timers.remove(timer.nodes[index].node)
+        state.timers.remove(timer.nodes[index])
         timer.nodes.remove(at: index)
     }
 
     func removeEverywhere(_ timer: EVTimer) {
         commonTimers.remove(timer)
         alignedTimers[ObjectIdentifier(timer)] = nil
-        for (state, node) in timer.nodes { state.timers.remove(node) }
+        for node in timer.nodes { node.state.timers.remove(node) }
         timer.nodes.removeAll()
     }
 
     /// Re-sorts `timer` in every mode after its fire date or tolerance changed.
     func reschedule(_ timer: EVTimer) {
-        for (state, node) in timer.nodes { state.timers.update(node) }
+        // No reference counting: re-sorting never adds or removes a node.
+        timer.nodes.withUnsafeBufferPointer { nodes in
+            for node in nodes {
+                Unmanaged.passUnretained(node)._withUnsafeGuaranteedRef { $0.state.timers.update($0) }
+            }
+        }
     }
 
     /// Turns the timer's requested start into an instant of this loop's clock.
@@ -94,7 +99,7 @@ extension EVRunLoop {
     func fireDueTimers(_ state: ModeState) {
         guard let wake = lastWakeInstant?.nanoseconds else { return }
         state.timers.beginFiringPass()
-        while let node = state.timers.nextDue(at: wake) { fire(node.timer) }
+        while let timer = state.timers.nextDue(at: wake) { fire(timer) }
     }
 
     /// CF's `__CFRunLoopDoTimer`: the callout, then the next fire date. A repeating timer's

@@ -4,6 +4,9 @@
 /// queue's heaps, so removal and rescheduling are O(log n).
 final class TimerNode {
     let timer: EVTimer
+    /// The mode whose queue holds the node. Unowned: a loop never drops a mode state while
+    /// its queue holds nodes (the loop's teardown empties every timer's nodes first).
+    unowned(unsafe) let state: ModeState
     /// Position in the queue's fire heap, and in its deadline heap (-1 when not in it).
     // Loop thread only, written during sifts that never span a callout.
     @exclusivity(unchecked) var fireIndex = -1
@@ -12,7 +15,10 @@ final class TimerNode {
     /// next pass, as a timer outside CF's snapshot of due timers does.
     @exclusivity(unchecked) var touchedInPass: UInt64 = 0
 
-    init(timer: EVTimer) { self.timer = timer }
+    init(timer: EVTimer, state: ModeState) {
+        self.timer = timer
+        self.state = state
+    }
 
     /// Whether the node is in its queue (it leaves when the timer leaves the mode).
     var isQueued: Bool { fireIndex >= 0 }
@@ -103,15 +109,20 @@ struct TimerQueue {
 
     /// The next timer to fire in this pass: the earliest (then oldest) node due at `now`
     /// that was queued before the pass began and whose timer is valid and not firing.
-    func nextDue(at now: Int64) -> TimerNode? {
+    /// Returns the node's timer (retained: the callout may invalidate it and free the node).
+    /// (`mutating` only so that callers reach the queue in place: a read of a class's stored
+    /// struct would copy it, retaining its three heaps.)
+    mutating func nextDue(at now: Int64) -> EVTimer? {
         let a = exact.firstEligible(dueBy: now, pass: pass)
         let b = tolerantByFire.firstEligible(dueBy: now, pass: pass)
+        let entry: NodeHeap.Entry
         switch (a, b) {
         case (nil, nil): return nil
-        case let (a?, nil): return a.node.takeUnretainedValue()
-        case let (nil, b?): return b.node.takeUnretainedValue()
-        case let (a?, b?): return (NodeHeap.Entry.before(a, b) ? a : b).node.takeUnretainedValue()
+        case let (a?, nil): entry = a
+        case let (nil, b?): entry = b
+        case let (a?, b?): entry = NodeHeap.Entry.before(a, b) ? a : b
         }
+        return entry.node._withUnsafeGuaranteedRef { $0.timer }
     }
 
     /// Every timer in the queue, in no particular order.
@@ -297,12 +308,21 @@ struct NodeHeap {
             let entry = entries[index]
             let count = entries.count
             while true {
-                let first = Self.arity * index + 1
+                let first = Self.arity &* index &+ 1
                 guard first < count else { break }
+                // The earliest child; a node with all four children (every level but the
+                // last) compares them without a loop.
                 var child = first
-                for other in (first + 1)..<min(first + Self.arity, count)
-                where Entry.before(entries[other], entries[child]) {
-                    child = other
+                if first &+ 3 < count {
+                    let pairA = Entry.before(entries[first &+ 1], entries[first]) ? first &+ 1 : first
+                    let pairB = Entry.before(entries[first &+ 3], entries[first &+ 2]) ? first &+ 3 : first &+ 2
+                    child = Entry.before(entries[pairB], entries[pairA]) ? pairB : pairA
+                } else {
+                    var other = first &+ 1
+                    while other < count {
+                        if Entry.before(entries[other], entries[child]) { child = other }
+                        other &+= 1
+                    }
                 }
                 guard Entry.before(entries[child], entry) else { break }
                 entries[index] = entries[child]

@@ -65,7 +65,7 @@ public final class EVTimer: @unchecked Sendable {
     /// The loop this timer was added to.
     var loop: EVRunLoop? { link.loop }
     /// One node per mode the timer is in.
-    var nodes: [(state: ModeState, node: TimerNode)] = []
+    @exclusivity(unchecked) var nodes: [TimerNode] = []
 
     private static let counter = Atomic<UInt64>(0)
 
