@@ -107,7 +107,7 @@ extension EVRunLoop: BackendEvents {
     /// valid; with `stopAfterSource`, only the first. A source signalled by a handler here
     /// fires in the next pass. Returns whether any fired.
     func fireManualSources(_ state: ModeState, stopAfterSource: Bool) -> Bool {
-        guard state.manualSources.contains(where: \.isSignalled) else { return false }
+        guard state.hasManualSources, state.manualSources.contains(where: \.isSignalled) else { return false }
         // `manualSources` is sorted by order already; keys are (order, signal time).
         let signalled = state.manualSources.compactMap { source -> (EVSource, UInt64)? in
             let time = source.signalledAt

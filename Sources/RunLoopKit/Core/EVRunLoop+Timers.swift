@@ -14,38 +14,34 @@ extension EVRunLoop {
         guard timer.isValid else { return }
         resolveStart(of: timer)
         if timer.isAligned { alignedTimers[ObjectIdentifier(timer)] = timer }
-        if mode == .common { commonTimers.insert(timer) }
-        for state in states(for: mode) { insert(timer, into: state) }
+        let resolved = resolve(mode)
+        if resolved.isCommon { commonTimers.insert(timer) }
+        for state in resolved.states { insert(timer, into: state) }
     }
 
     func insert(_ timer: EVTimer, into state: ModeState) {
-        guard !timer.nodes.contains(where: { $0.state === state }) else { return }
+        guard timer.nodes.node(in: state) == nil else { return }
         let node = TimerNode(timer: timer, state: state)
         state.timers.insert(node)
         timer.nodes.append(node)
     }
 
     func remove(_ timer: EVTimer, from state: ModeState) {
-        guard let index = timer.nodes.firstIndex(where: { $0.state === state }) else { return }
-        state.timers.remove(timer.nodes[index])
-        timer.nodes.remove(at: index)
+        guard let node = timer.nodes.remove(in: state) else { return }
+        state.timers.remove(node)
     }
 
     func removeEverywhere(_ timer: EVTimer) {
-        commonTimers.remove(timer)
-        alignedTimers[ObjectIdentifier(timer)] = nil
-        for node in timer.nodes { node.state.timers.remove(node) }
+        if !commonTimers.isEmpty { commonTimers.remove(timer) }
+        if timer.isAligned { alignedTimers[ObjectIdentifier(timer)] = nil }
+        let nodes = timer.nodes
         timer.nodes.removeAll()
+        nodes.forEachUnretained { $0.state.timers.remove($0) }
     }
 
     /// Re-sorts `timer` in every mode after its fire date or tolerance changed.
     func reschedule(_ timer: EVTimer) {
-        // No reference counting: re-sorting never adds or removes a node.
-        timer.nodes.withUnsafeBufferPointer { nodes in
-            for node in nodes {
-                Unmanaged.passUnretained(node)._withUnsafeGuaranteedRef { $0.state.timers.update($0) }
-            }
-        }
+        timer.nodes.forEachUnretained { $0.state.timers.update($0) }
     }
 
     /// Turns the timer's requested start into an instant of this loop's clock.
@@ -195,7 +191,7 @@ extension EVRunLoop {
     public func contains(_ timer: EVTimer, inMode mode: Mode) -> Bool {
         checkOwner("contains(_:inMode:)")
         if mode == .common { return commonTimers.contains(timer) }
-        return timer.nodes.contains { $0.state.mode == mode }
+        return timer.nodes.all.contains { $0.state.mode == mode }
     }
 
     /// The earliest fire date among the timers of `mode`, or nil if it has none.

@@ -23,8 +23,25 @@ final class ModeState {
 
     init(mode: EVRunLoop.Mode) { self.mode = mode }
 
+    /// The observers of each activity bit, sorted as ``observers``; rebuilt when first read
+    /// after a change, so that a notification visits only the observers it calls.
+    @exclusivity(unchecked) private var byActivity: [[EVObserver]]? = nil
+
     /// Observers sorted by `order`, equal orders in the order they were added.
     var observers: [EVObserver] { observerSet.elements }
+
+    /// The observers of `activity` (a single activity), sorted as ``observers``.
+    func observers(of activity: EVRunLoop.Activity) -> [EVObserver] {
+        if byActivity == nil {
+            let all = observerSet.elements
+            byActivity = (0..<UInt.bitWidth).map { bit in
+                all.filter { $0.activities.rawValue & (1 << bit) != 0 }
+            }
+        }
+        return byActivity![activity.rawValue.trailingZeroBitCount]
+    }
+    /// Whether the mode has manual sources (checked before building their sorted list).
+    var hasManualSources: Bool { !manualSet.isEmpty }
     /// Manual sources sorted by `order`, equal orders in the order they were added.
     var manualSources: [EVSource] { manualSet.elements }
     /// Descriptor and signal sources, in the order they were added.
@@ -47,11 +64,13 @@ final class ModeState {
 
     func insert(_ observer: EVObserver) {
         guard observerSet.insert(observer, order: observer.order) else { return }
+        byActivity = nil
         count(observer.activities, by: 1)
     }
 
     func remove(_ observer: EVObserver) {
         guard observerSet.remove(observer) else { return }
+        byActivity = nil
         count(observer.activities, by: -1)
     }
 

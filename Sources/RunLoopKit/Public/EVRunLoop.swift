@@ -39,8 +39,12 @@ public final class EVRunLoop: @unchecked Sendable {
     // loop thread. The hottest of these skip Swift's dynamic exclusivity checks
     // (`@exclusivity(unchecked)`): they are touched only on the loop's thread, and no access
     // to them spans a callout, so accesses never overlap.
-    var modes: [Mode: ModeState] = [:]
-    var commonModeSet: Set<Mode> = [.default]
+    @exclusivity(unchecked) var modes: [Mode: ModeState] = [:]
+    @exclusivity(unchecked) var commonModeSet: Set<Mode> = [.default]
+    /// The last answer of ``resolve(_:)``; cleared when the common modes change.
+    @exclusivity(unchecked) var lastResolved: ResolvedMode?
+    /// The state the last run started with (a mode state, once made, is never replaced).
+    @exclusivity(unchecked) var lastRunState: ModeState?
     var commonObservers = Members<EVObserver>()
     var commonTimers = Members<EVTimer>()
     var commonSources = Members<EVSource>()
@@ -50,18 +54,18 @@ public final class EVRunLoop: @unchecked Sendable {
     /// The backend's watches (signal sources, and the descriptor sources of `armedState`).
     var watches = WatchTable()
     /// The mode whose descriptor sources are watched: the running mode, or the last one run.
-    var armedState: ModeState?
+    @exclusivity(unchecked) var armedState: ModeState?
     /// Descriptor sources added to `armedState` while no run was in progress, to be watched
     /// when the next run of it starts (their descriptors are checked then).
-    var pendingArms: [EVSource] = []
+    @exclusivity(unchecked) var pendingArms: [EVSource] = []
     /// Sources the backend reported ready and that have not fired yet, in report order.
     @exclusivity(unchecked) var readySources: [EVSource] = []
-    var wallClockWasSet = false
+    @exclusivity(unchecked) var wallClockWasSet = false
     @exclusivity(unchecked) var lastWakeDate: Date?
     @exclusivity(unchecked) var lastWakeInstant: Instant?
     @exclusivity(unchecked) var stats = Statistics()
     /// libdispatch's main queue as this loop services it (``main`` only).
-    var mainQueue = MainQueueState()
+    @exclusivity(unchecked) var mainQueue = MainQueueState()
     /// Jobs of the loop's executor waiting to run, the batch running, and whether one runs.
     @exclusivity(unchecked) var jobs: [QueuedJob] = []
     @exclusivity(unchecked) var runningJobs: [QueuedJob] = []
@@ -121,6 +125,8 @@ public final class EVRunLoop: @unchecked Sendable {
         for source in watches.sources { removeEverywhere(source) }
         breakCycles()
         modes = [:]
+        lastRunState = nil
+        lastResolved = nil
         armedState = nil
         pendingArms = []
         readySources = []
@@ -219,8 +225,9 @@ public final class EVRunLoop: @unchecked Sendable {
     public func addCommonMode(_ mode: Mode) {
         checkOwner("addCommonMode(_:)")
         require(mode != .common, "EVRunLoop.addCommonMode(_:): .common cannot be made common")
-        guard commonModeSet.insert(mode).inserted,
-              !(commonObservers.isEmpty && commonTimers.isEmpty && commonSources.isEmpty) else { return }
+        guard commonModeSet.insert(mode).inserted else { return }
+        lastResolved = nil
+        guard !(commonObservers.isEmpty && commonTimers.isEmpty && commonSources.isEmpty) else { return }
         let state = modeState(mode)
         for observer in commonObservers.elements { state.insert(observer) }
         for timer in commonTimers.elements { insert(timer, into: state) }
@@ -236,8 +243,17 @@ public final class EVRunLoop: @unchecked Sendable {
     }
 
     /// The concrete modes an operation on `mode` touches.
-    func states(for mode: Mode) -> [ModeState] {
-        mode == .common ? commonModeSet.map(modeState) : [modeState(mode)]
+    func states(for mode: Mode) -> [ModeState] { resolve(mode).states }
+
+    /// Whether `mode` is ``Mode/common``, and the concrete modes it stands for. The last
+    /// answer is kept: adding many items to one mode hashes and compares its name once.
+    func resolve(_ mode: Mode) -> ResolvedMode {
+        if let last = lastResolved, last.mode == mode { return last }
+        let isCommon = mode == .common
+        let resolved = ResolvedMode(
+            mode: mode, isCommon: isCommon, states: isCommon ? commonModeSet.map(modeState) : [modeState(mode)])
+        lastResolved = resolved
+        return resolved
     }
 
     // MARK: Observers
@@ -422,4 +438,12 @@ public final class EVRunLoop: @unchecked Sendable {
     func date(atNanos nanos: Int64) -> Date {
         EVVirtualClock.date(nanoseconds: backend.wallNanos().addingSaturating(nanos.subtractingSaturating(backend.now().nanoseconds)))
     }
+}
+
+/// A mode as an operation on it touches it: whether it is ``EVRunLoop/Mode/common``, and
+/// the concrete modes' states.
+struct ResolvedMode {
+    let mode: EVRunLoop.Mode
+    let isCommon: Bool
+    let states: [ModeState]
 }

@@ -65,7 +65,7 @@ public final class EVTimer: @unchecked Sendable {
     /// The loop this timer was added to.
     var loop: EVRunLoop? { link.loop }
     /// One node per mode the timer is in.
-    @exclusivity(unchecked) var nodes: [TimerNode] = []
+    @exclusivity(unchecked) var nodes = TimerNodes()
 
     private static let counter = Atomic<UInt64>(0)
 
