@@ -20,28 +20,26 @@ extension EVRunLoop {
     }
 
     func insert(_ timer: EVTimer, into state: ModeState) {
-        guard timer.nodes.node(in: state) == nil else { return }
-        let node = TimerNode(timer: timer, state: state)
-        state.timers.insert(node)
-        timer.nodes.append(node)
+        guard timer.places.place(in: state) == nil else { return }
+        timer.places.append(.init(state: state, slot: state.timers.insert(timer)))
     }
 
     func remove(_ timer: EVTimer, from state: ModeState) {
-        guard let node = timer.nodes.remove(in: state) else { return }
-        state.timers.remove(node)
+        guard let place = timer.places.remove(in: state) else { return }
+        state.timers.remove(place.slot)
     }
 
     func removeEverywhere(_ timer: EVTimer) {
         if !commonTimers.isEmpty { commonTimers.remove(timer) }
         if timer.isAligned { alignedTimers[ObjectIdentifier(timer)] = nil }
-        let nodes = timer.nodes
-        timer.nodes.removeAll()
-        nodes.forEachUnretained { $0.state.timers.remove($0) }
+        let places = timer.places
+        timer.places.removeAll()
+        withExtendedLifetime(timer) { places.forEach { $0.state.timers.remove($0.slot) } }
     }
 
     /// Re-sorts `timer` in every mode after its fire date or tolerance changed.
     func reschedule(_ timer: EVTimer) {
-        timer.nodes.forEachUnretained { $0.state.timers.update($0) }
+        timer.places.forEach { $0.state.timers.update($0.slot) }
     }
 
     /// Turns the timer's requested start into an instant of this loop's clock.
@@ -191,7 +189,7 @@ extension EVRunLoop {
     public func contains(_ timer: EVTimer, inMode mode: Mode) -> Bool {
         checkOwner("contains(_:inMode:)")
         if mode == .common { return commonTimers.contains(timer) }
-        return timer.nodes.all.contains { $0.state.mode == mode }
+        return timer.places.all.contains { $0.state.mode == mode }
     }
 
     /// The earliest fire date among the timers of `mode`, or nil if it has none.

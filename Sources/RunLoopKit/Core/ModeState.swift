@@ -23,6 +23,9 @@ final class ModeState {
 
     init(mode: EVRunLoop.Mode) { self.mode = mode }
 
+    /// The queue holds its timers retained; a mode going away lets them go.
+    deinit { timers.releaseAll() }
+
     /// The observers of each activity bit, sorted as ``observers``; rebuilt when first read
     /// after a change, so that a notification visits only the observers it calls.
     @exclusivity(unchecked) private var byActivity: [[EVObserver]]? = nil

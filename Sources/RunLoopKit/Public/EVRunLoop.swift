@@ -99,12 +99,12 @@ public final class EVRunLoop: @unchecked Sendable {
 
     deinit { breakCycles() }
 
-    /// Timers and sources point back at the modes that hold them; breaks those cycles.
-    /// Every mode's timers are read before any is cleared: a timer's nodes keep its entries
-    /// in other modes' queues alive (the queues hold them unretained).
+    /// Timers and sources point back at the modes that hold them; clears those references
+    /// before the modes go (a timer's places name its modes unowned; each mode's queue
+    /// releases its timers when the mode state goes).
     private func breakCycles() {
         let timers = modes.values.flatMap { $0.timers.allTimers }
-        for timer in timers { timer.nodes.removeAll() }
+        for timer in timers { timer.places.removeAll() }
         for state in modes.values {
             for source in state.manualSources + state.kernelSources { source.modes.removeAll() }
         }

@@ -64,8 +64,8 @@ public final class EVTimer: @unchecked Sendable {
     @exclusivity(unchecked) var fireDateSetInCallout = false
     /// The loop this timer was added to.
     var loop: EVRunLoop? { link.loop }
-    /// One node per mode the timer is in.
-    @exclusivity(unchecked) var nodes = TimerNodes()
+    /// Where the timer is queued: one slot per mode it is in.
+    @exclusivity(unchecked) var places = TimerPlaces()
 
     private static let counter = Atomic<UInt64>(0)
 
