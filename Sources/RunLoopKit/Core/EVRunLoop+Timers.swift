@@ -39,7 +39,7 @@ extension EVRunLoop {
 
     /// Re-sorts `timer` in every mode after its fire date or tolerance changed.
     func reschedule(_ timer: EVTimer) {
-        timer.places.forEach { $0.state.timers.update($0.slot) }
+        timer.places.forEach { place in place.withQueue { queue, slot in queue.update(slot) } }
     }
 
     /// Turns the timer's requested start into an instant of this loop's clock.

@@ -4,8 +4,20 @@ struct TimerPlaces {
     /// A timer's slot in one mode's ``TimerQueue``. The mode state is unowned: a loop never
     /// drops a mode state while its queue holds timers (its teardown empties every list).
     struct Place {
-        unowned(unsafe) let state: ModeState
+        private let unmanagedState: Unmanaged<ModeState>
         let slot: Int32
+
+        init(state: ModeState, slot: Int32) {
+            unmanagedState = .passUnretained(state)
+            self.slot = slot
+        }
+
+        var state: ModeState { unmanagedState.takeUnretainedValue() }
+
+        /// Calls `body` with the mode state's queue and the slot, without reference counting.
+        func withQueue(_ body: (inout TimerQueue, Int32) -> Void) {
+            unmanagedState._withUnsafeGuaranteedRef { body(&$0.timers, slot) }
+        }
     }
 
     private(set) var first: Place?
@@ -42,6 +54,7 @@ struct TimerPlaces {
     func forEach(_ body: (Place) -> Void) {
         guard let first else { return }
         body(first)
+        guard !others.isEmpty else { return }
         for place in others { body(place) }
     }
 
