@@ -48,8 +48,9 @@ final class LibevBackend: Backend, @unchecked Sendable {
     private var watchCount = 0
     /// Whether tolerant wakes go on ``WakeGrid/machine`` (see ``tolerantTarget(_:)``).
     var usesSharedGrid = false
-    /// The sink of the wait in progress; nil outside `wait`.
-    private(set) var events: (any BackendEvents)?
+    /// The sink of the wait in progress; nil outside `wait`. Unowned: the caller of `wait`
+    /// holds it for the whole call.
+    private(set) unowned(unsafe) var events: (any BackendEvents)?
 
     init() throws(EVRunLoop.Error) {
         guard let loop = ev_loop_new(UInt32(EVFLAG_AUTO)) else {
