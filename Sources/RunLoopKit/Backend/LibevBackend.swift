@@ -124,7 +124,11 @@ final class LibevBackend: Backend, @unchecked Sendable {
             ev_run(loop, Int32(EVRUN_NOWAIT))  // inside the lead: collect events, then spin
         } else {
             if armAt != armedDeadline {
-                _ = clibev_timerfd_arm(deadline.fd, armAt, 0)
+                // A deadline that cannot be armed would leave the loop asleep forever.
+                if clibev_timerfd_arm(deadline.fd, armAt, 0) != 0 {
+                    let code = Glibc.errno
+                    misuse("EVRunLoop: cannot arm the deadline timerfd at \(armAt) ns: \(EVRunLoop.Error(call: "timerfd_settime", errno: code))")
+                }
                 armedDeadline = armAt
             }
             // An iteration can end with no event: libev drops a stopped descriptor from epoll
@@ -214,7 +218,10 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// Arms the realtime timerfd far in the future, only so that a clock set cancels it.
     private func armWallClockWatch() {
         let yearAhead = clibev_realtime_ns() + 365 * 86_400 * 1_000_000_000
-        _ = clibev_timerfd_arm(wallClock.fd, yearAhead, 1)
+        // ECANCELED: the clock was set meanwhile; the watch reports it and re-arms.
+        if clibev_timerfd_arm(wallClock.fd, yearAhead, 1) != 0, case let code = Glibc.errno, code != ECANCELED {
+            misuse("EVRunLoop: cannot arm the wall-clock timerfd: \(EVRunLoop.Error(call: "timerfd_settime", errno: code))")
+        }
     }
 }
 
