@@ -50,7 +50,7 @@ struct TimerQueue {
 
     /// Queues `timer` (retaining it) and returns its slot.
     mutating func insert(_ timer: EVTimer) -> Int32 {
-        let record = TimerRecord(timer: .passRetained(timer), sequence: timer.sequence, touchedInPass: pass)
+        let record = TimerRecord(timer: .passRetained(timer), touchedInPass: pass)
         let slot: Int32
         if let free = freeSlots.popLast() {
             slot = free
@@ -292,6 +292,7 @@ struct TimerQueue {
         }
     }
 
+    @inline(__always)
     private static func siftDown(
         _ heap: inout [HeapEntry], _ start: Int, _ records: inout [TimerRecord], byLatest: Bool
     ) {
@@ -345,17 +346,19 @@ struct TimerQueue {
     }
 }
 
-/// One queued timer in one mode: the timer (retained by the queue), its creation order for
-/// equal fire dates, where it sits in the heaps, and the firing pass that last touched it.
+/// One queued timer in one mode (24 bytes): the timer (retained by the queue), where it
+/// sits in the heaps, and the firing pass that last touched it.
 struct TimerRecord {
     let timer: Unmanaged<EVTimer>
-    let sequence: UInt64
     /// Index in the fire heap (exact or tolerant), and in the deadline heap (-1 if none).
     var fireIndex: Int32 = -1
     var latestIndex: Int32 = -1
     /// The firing pass in which the timer was queued or re-sorted: it waits for the next
     /// pass, as a timer outside CF's snapshot of due timers does.
     var touchedInPass: UInt64
+
+    /// The timer's creation order: the tie-break for equal fire dates (read only on ties).
+    var sequence: UInt64 { timer._withUnsafeGuaranteedRef { $0.sequence } }
 }
 
 /// A heap entry: the key (fire instant, or fire + tolerance) and the record's slot; 16
