@@ -92,7 +92,10 @@ extension EVRunLoop {
     /// at the wake, skipping any invalidated, removed or already firing meanwhile.
     func fireDueTimers(_ state: ModeState) {
         guard let wake = lastWakeInstant?.nanoseconds else { return }
+        // Every pass counts (a nested run's passes end the outer pass's snapshot, as before),
+        // but one with nothing due skips the search.
         state.timers.beginFiringPass()
+        guard state.timers.hasDue(at: wake) else { return }
         while let timer = state.timers.nextDue(at: wake) { fire(timer) }
     }
 

@@ -117,6 +117,12 @@ struct TimerQueue {
         records[Int(slot)].latestIndex = -1
     }
 
+    /// Whether any timer's fire date is at or before `now` (the heap tops; a pass with none
+    /// due skips the firing loop).
+    func hasDue(at now: Int64) -> Bool {
+        (exact.first?.key ?? .max) <= now || (tolerantByFire.first?.key ?? .max) <= now
+    }
+
     /// Starts a firing pass: timers inserted or re-sorted from now on are not due in it.
     /// Together with ``nextDue(at:)`` this gives CF's snapshot semantics (the timers due when
     /// the pass starts fire, in fire order) without copying or sorting a snapshot.
