@@ -52,6 +52,67 @@ struct SourceTests {
         #expect(log == ["other done", "read 1 x"])
     }
 
+    @Test("a live descriptor source's readiness changes without re-adding it")
+    func readinessChanges() {
+        let log = onFreshThread { () -> [String] in
+            var fds: [Int32] = [0, 0]
+            precondition(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+            defer { close(fds[0]); close(fds[1]) }
+            let loop = EVRunLoop.current
+            let log = Recorder()
+            guard let source = try? EVSource(fileDescriptor: fds[0], for: .read, label: "socket", handler: { source in
+                log.append("fired for \(source.readiness == .read ? "read" : "read+write")")
+            }) else { return ["EVSource(fileDescriptor:) threw for an open socket"] }
+            loop.add(source, forMode: .default)
+            // Writable at once, never readable: only the write interest makes it fire.
+            loop.run(mode: .default, for: .milliseconds(20), returnAfterSourceHandled: true)
+            log.append("read only")
+            source.readiness = [.read, .write]
+            loop.run(mode: .default, for: .seconds(5), returnAfterSourceHandled: true)
+            source.readiness = .read
+            loop.run(mode: .default, for: .milliseconds(20), returnAfterSourceHandled: true)
+            log.append("read again")
+            source.invalidate()
+            return log.lines
+        }
+        #expect(log == ["read only", "fired for read+write", "read again"])
+    }
+
+    @Test("descriptor sources ready in one pass fire in the order they were added to the mode")
+    func readyOrder() {
+        let log = onFreshThread { () -> [String] in
+            let loop = EVRunLoop.current
+            let log = Recorder()
+            var pipes: [[Int32]] = []
+            var sources: [EVSource] = []
+            for name in ["a", "b", "c"] {
+                var fds: [Int32] = [0, 0]
+                precondition(pipe(&fds) == 0)
+                pipes.append(fds)
+                let readEnd = fds[0]
+                guard let source = try? EVSource(fileDescriptor: readEnd, label: name, handler: { _ in
+                    var byte: UInt8 = 0
+                    _ = read(readEnd, &byte, 1)
+                    log.append(name)
+                }) else { return ["EVSource(fileDescriptor:) threw for an open pipe"] }
+                sources.append(source)
+            }
+            // Added c, a, b (during a run of the mode, so each is watched at once); written b, c, a.
+            loop.add(EVTimer(interval: 5, repeats: false) { _ in }, forMode: .default)
+            let added = sources, written = pipes
+            loop.perform {
+                for index in [2, 0, 1] { loop.add(added[index], forMode: .default) }
+                var byte = UInt8(ascii: "x")
+                for index in [1, 2, 0] { _ = write(written[index][1], &byte, 1) }
+            }
+            loop.run(mode: .default, for: .milliseconds(20))
+            for source in sources { source.invalidate() }
+            for fds in pipes { close(fds[0]); close(fds[1]) }
+            return log.lines
+        }
+        #expect(log == ["c", "a", "b"])
+    }
+
     @Test("a closed descriptor is refused with an error naming the call")
     func closedDescriptor() {
         var fds: [Int32] = [0, 0]

@@ -30,22 +30,28 @@ protocol Backend: AnyObject, Sendable {
 
     /// Whether this backend can watch descriptors and signals (the virtual one cannot).
     var watchesKernelEvents: Bool { get }
-    /// Starts reporting readiness of `fd` for `writing` (else reading) under `token`.
-    func watch(fd: Int32, writing: Bool, token: ObjectIdentifier)
-    /// Stops reporting readiness for `token`.
-    func unwatch(fd token: ObjectIdentifier)
-    /// Starts catching `signal` and reporting it under `token`.
-    func watch(signal: Int32, token: ObjectIdentifier)
-    /// Stops catching the signal registered under `token`.
-    func unwatch(signal token: ObjectIdentifier)
+    /// Starts reporting readiness of `target` under `token` (a slot of the loop's
+    /// ``WatchTable``, unused by any other watch). O(1).
+    func watch(_ target: WatchTarget, token: Int)
+    /// Changes what the descriptor watched under `token` waits for, without unwatching it. O(1).
+    func setInterest(_ interest: EVSource.Readiness, token: Int)
+    /// Stops reporting readiness for `token` (a signal's catching ends). O(1).
+    func unwatch(_ token: Int)
+}
+
+/// What a backend watch waits for.
+enum WatchTarget {
+    /// A file descriptor becoming ready for `interest` (libev's `ev_io`).
+    case descriptor(Int32, interest: EVSource.Readiness)
+    /// A POSIX signal arriving (libev's `ev_signal`).
+    case signal(Int32)
 }
 
 /// Where a backend reports what it saw during a wait.
 protocol BackendEvents: AnyObject {
-    /// A watched descriptor is ready.
-    func descriptorReady(_ token: ObjectIdentifier)
-    /// A watched signal arrived.
-    func signalArrived(_ token: ObjectIdentifier)
+    /// The watch under `token` is ready: its descriptor can be read or written, or its
+    /// signal arrived.
+    func ready(_ token: Int)
     /// The wall clock was set (not slewed): wall-aligned deadlines must be recomputed.
     func wallClockChanged()
 }

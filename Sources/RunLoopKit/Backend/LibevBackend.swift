@@ -21,7 +21,8 @@ import Glibc
 ///   poll consumes it, like CF's eventfd.
 /// - Wall-clock changes: a `CLOCK_REALTIME` timerfd with `TFD_TIMER_CANCEL_ON_SET`, whose
 ///   read fails with `ECANCELED` when the clock is set.
-/// - Descriptors and signals: one `ev_io` / `ev_signal` per watched source.
+/// - Descriptors and signals: one `ev_io` / `ev_signal` per watch, in an array indexed by
+///   the watch's token: watching, unwatching and changing a descriptor's interest are O(1).
 ///
 /// Callbacks only record what happened; the core runs every callout after `ev_run` returns.
 final class LibevBackend: Backend, @unchecked Sendable {
@@ -41,12 +42,15 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// Spin budget (ns): grows by 1% of elapsed time, up to 2 ms; spinning spends it.
     private var spinBudget: Int64 = 2_000_000
     private var budgetUpdated: Int64 = clibev_monotonic_ns()
-    private var descriptors: [ObjectIdentifier: Watcher] = [:]
-    private var signals: [ObjectIdentifier: Watcher] = [:]
+    /// The descriptor and signal watchers, indexed by their token (a slot of the loop's
+    /// ``WatchTable``), and how many there are.
+    private var watchers: [Watcher?] = []
+    private var watchCount = 0
     /// Whether tolerant wakes go on ``WakeGrid/machine`` (see ``tolerantTarget(_:)``).
     var usesSharedGrid = false
-    /// The sink of the wait in progress; nil outside `wait`.
-    private(set) var events: (any BackendEvents)?
+    /// The sink of the wait in progress; nil outside `wait`. Unowned: the caller of `wait`
+    /// holds it for the whole call.
+    private(set) unowned(unsafe) var events: (any BackendEvents)?
 
     init() throws(EVRunLoop.Error) {
         guard let loop = ev_loop_new(UInt32(EVFLAG_AUTO)) else {
@@ -64,8 +68,8 @@ final class LibevBackend: Backend, @unchecked Sendable {
         guard deadlineFD >= 0, wallFD >= 0 else {
             throw EVRunLoop.Error(call: "timerfd_create", errno: Glibc.errno)
         }
-        deadline = Watcher(io: deadlineFD, writing: false, token: nil)
-        wallClock = Watcher(io: wallFD, writing: false, token: nil)
+        deadline = Watcher(io: deadlineFD, interest: .read, token: -1)
+        wallClock = Watcher(io: wallFD, interest: .read, token: -1)
         deadline.start(on: loop, owner: self) { backend, _ in
             if clibev_timerfd_consume(backend.deadline.fd) == 1 { backend.deadlineFired = true }
             backend.armedDeadline = -1
@@ -82,11 +86,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
     }
 
     deinit {
-        for watcher in descriptors.values { watcher.stop(on: loop) }
-        for watcher in signals.values {
-            watcher.stop(on: loop)
-            SignalClaims.release(watcher.signal, for: ObjectIdentifier(self))
-        }
+        for case let watcher? in watchers { stop(watcher) }
         deadline.stop(on: loop)
         wallClock.stop(on: loop)
         close(deadline.fd)
@@ -111,7 +111,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
         if target <= now {
             // A poll collects descriptor and signal readiness and consumes a pending wake, as
             // CF's zero-timeout wait reads its eventfd; with neither, there is nothing to do.
-            if !descriptors.isEmpty || !signals.isEmpty || clibev_async_pending(async) != 0 {
+            if watchCount > 0 || clibev_async_pending(async) != 0 {
                 ev_run(loop, Int32(EVRUN_NOWAIT))
             }
             return
@@ -124,7 +124,11 @@ final class LibevBackend: Backend, @unchecked Sendable {
             ev_run(loop, Int32(EVRUN_NOWAIT))  // inside the lead: collect events, then spin
         } else {
             if armAt != armedDeadline {
-                _ = clibev_timerfd_arm(deadline.fd, armAt, 0)
+                // A deadline that cannot be armed would leave the loop asleep forever.
+                if clibev_timerfd_arm(deadline.fd, armAt, 0) != 0 {
+                    let code = Glibc.errno
+                    misuse("EVRunLoop: cannot arm the deadline timerfd at \(armAt) ns: \(EVRunLoop.Error(call: "timerfd_settime", errno: code))")
+                }
                 armedDeadline = armAt
             }
             // An iteration can end with no event: libev drops a stopped descriptor from epoll
@@ -173,100 +177,124 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// The process's main thread (recorded before `main` by the C shim).
     static var mainThread: pthread_t { clibev_main_thread() }
 
-    func watch(fd: Int32, writing: Bool, token: ObjectIdentifier) {
-        let watcher = Watcher(io: fd, writing: writing, token: token)
+    func watch(_ target: WatchTarget, token: Int) {
+        let watcher: Watcher
+        switch target {
+        case .descriptor(let fd, let interest):
+            watcher = Watcher(io: fd, interest: interest, token: token)
+        case .signal(let number):
+            // A thread inherits its creator's signal mask, and libev leaves it alone: a signal
+            // blocked in every thread (as in children of some process launchers) would never
+            // arrive. The loop's thread is the one that asked for it, so it takes it.
+            SignalClaims.claim(number, for: ObjectIdentifier(self))
+            _ = clibev_unblock_signal(number)
+            watcher = Watcher(signal: number, token: token)
+        }
         watcher.start(on: loop, owner: self) { backend, token in
             backend.otherEvent = true
-            backend.events?.descriptorReady(token!)
+            backend.events?.ready(token)
         }
-        descriptors[token] = watcher
+        if token >= watchers.count { watchers.append(contentsOf: repeatElement(nil, count: token + 1 - watchers.count)) }
+        watchers[token] = watcher
+        watchCount += 1
     }
 
-    func unwatch(fd token: ObjectIdentifier) {
-        descriptors.removeValue(forKey: token)?.stop(on: loop)
+    func setInterest(_ interest: EVSource.Readiness, token: Int) {
+        watchers[token]?.change(interest, on: loop)
     }
 
-    func watch(signal: Int32, token: ObjectIdentifier) {
-        // A thread inherits its creator's signal mask, and libev leaves it alone: a signal
-        // blocked in every thread (as in children of some process launchers) would never
-        // arrive. The loop's thread is the one that asked for it, so it takes it.
-        SignalClaims.claim(signal, for: ObjectIdentifier(self))
-        _ = clibev_unblock_signal(signal)
-        let watcher = Watcher(signal: signal, token: token)
-        watcher.start(on: loop, owner: self) { backend, token in
-            backend.otherEvent = true
-            backend.events?.signalArrived(token!)
-        }
-        signals[token] = watcher
+    func unwatch(_ token: Int) {
+        guard token < watchers.count, let watcher = watchers[token] else { return }
+        watchers[token] = nil
+        watchCount -= 1
+        stop(watcher)
     }
 
-    func unwatch(signal token: ObjectIdentifier) {
-        guard let watcher = signals.removeValue(forKey: token) else { return }
+    private func stop(_ watcher: Watcher) {
         watcher.stop(on: loop)
-        SignalClaims.release(watcher.signal, for: ObjectIdentifier(self))
+        if watcher.fd < 0 { SignalClaims.release(watcher.signal, for: ObjectIdentifier(self)) }
     }
 
     /// Arms the realtime timerfd far in the future, only so that a clock set cancels it.
     private func armWallClockWatch() {
         let yearAhead = clibev_realtime_ns() + 365 * 86_400 * 1_000_000_000
-        _ = clibev_timerfd_arm(wallClock.fd, yearAhead, 1)
+        // ECANCELED: the clock was set meanwhile; the watch reports it and re-arms.
+        if clibev_timerfd_arm(wallClock.fd, yearAhead, 1) != 0, case let code = Glibc.errno, code != ECANCELED {
+            misuse("EVRunLoop: cannot arm the wall-clock timerfd: \(EVRunLoop.Error(call: "timerfd_settime", errno: code))")
+        }
     }
 }
 
 /// One libev watcher (`ev_io` or `ev_signal`) and the Swift closure it reports to.
 private final class Watcher {
-    typealias Handler = (LibevBackend, ObjectIdentifier?) -> Void
+    typealias Handler = (LibevBackend, Int) -> Void
 
     private enum Kind { case io, signal }
     private let kind: Kind
     private let raw: UnsafeMutableRawPointer
     let fd: Int32
     let signal: Int32
-    private let writing: Bool
-    private let token: ObjectIdentifier?
+    private var interest: EVSource.Readiness
+    private let token: Int
     private var handler: Handler?
     private unowned(unsafe) var owner: LibevBackend?
 
-    init(io fd: Int32, writing: Bool, token: ObjectIdentifier?) {
+    init(io fd: Int32, interest: EVSource.Readiness, token: Int) {
         kind = .io
         raw = .allocate(byteCount: clibev_io_size(), alignment: 16)
         self.fd = fd
         self.signal = 0
-        self.writing = writing
+        self.interest = interest
         self.token = token
     }
 
-    init(signal: Int32, token: ObjectIdentifier) {
+    init(signal: Int32, token: Int) {
         kind = .signal
         raw = .allocate(byteCount: clibev_signal_size(), alignment: 16)
         self.fd = -1
         self.signal = signal
-        self.writing = false
+        self.interest = []
         self.token = token
     }
 
     deinit { raw.deallocate() }
 
+    private static let callback: clibev_callback = { _, watcher, _ in
+        let me = Unmanaged<Watcher>.fromOpaque(clibev_watcher_data(watcher)!).takeUnretainedValue()
+        me.handler?(me.owner!, me.token)
+    }
+
     /// `ev_io_init` + `ev_io_start`, or `ev_signal_init` + `ev_signal_start`.
     func start(on loop: OpaquePointer, owner: LibevBackend, handler: @escaping Handler) {
         self.owner = owner
         self.handler = handler
-        let callback: clibev_callback = { _, watcher, _ in
-            let me = Unmanaged<Watcher>.fromOpaque(clibev_watcher_data(watcher)!).takeUnretainedValue()
-            me.handler?(me.owner!, me.token)
-        }
         switch kind {
         case .io:
             let io = raw.assumingMemoryBound(to: ev_io.self)
-            clibev_io_init(io, callback, fd, writing ? Int32(EV_WRITE) : Int32(EV_READ))
+            clibev_io_init(io, Self.callback, fd, events)
             clibev_watcher_set_data(raw, Unmanaged.passUnretained(self).toOpaque())
             ev_io_start(loop, io)
         case .signal:
             let sig = raw.assumingMemoryBound(to: ev_signal.self)
-            clibev_signal_init(sig, callback, signal)
+            clibev_signal_init(sig, Self.callback, signal)
             clibev_watcher_set_data(raw, Unmanaged.passUnretained(self).toOpaque())
             ev_signal_start(loop, sig)
         }
+    }
+
+    /// libev's events for ``interest``.
+    private var events: Int32 {
+        (interest.contains(.read) ? Int32(EV_READ) : 0) | (interest.contains(.write) ? Int32(EV_WRITE) : 0)
+    }
+
+    /// Changes an `ev_io`'s events: `ev_io_stop`, `ev_io_set`, `ev_io_start` (libev's way).
+    func change(_ interest: EVSource.Readiness, on loop: OpaquePointer) {
+        guard kind == .io, interest != self.interest else { return }
+        self.interest = interest
+        let io = raw.assumingMemoryBound(to: ev_io.self)
+        ev_io_stop(loop, io)
+        clibev_io_init(io, Self.callback, fd, events)
+        ev_io_start(loop, io)
     }
 
     /// `ev_io_stop` or `ev_signal_stop`.

@@ -66,17 +66,13 @@ final class VirtualBackend: Backend {
 
     var watchesKernelEvents: Bool { false }
 
-    func watch(fd: Int32, writing: Bool, token: ObjectIdentifier) {
-        misuse("descriptor sources need the real loop, not an EVVirtualClock loop")
+    func watch(_ target: WatchTarget, token: Int) {
+        misuse("descriptor and signal sources need the real loop, not an EVVirtualClock loop")
     }
 
-    func unwatch(fd token: ObjectIdentifier) {}
+    func setInterest(_ interest: EVSource.Readiness, token: Int) {}
 
-    func watch(signal: Int32, token: ObjectIdentifier) {
-        misuse("signal sources need the real loop, not an EVVirtualClock loop")
-    }
-
-    func unwatch(signal token: ObjectIdentifier) {}
+    func unwatch(_ token: Int) {}
 }
 
 /// A pthread condition variable: one thread sleeps until another wakes it.

@@ -17,8 +17,8 @@ extension EVRunLoop {
     struct MainQueueState {
         /// The queue's eventfd, -1 until a run first services it.
         var handle: Int32 = -1
-        /// Whether the eventfd is in the backend's wait set.
-        var isWatched = false
+        /// The eventfd's token in the backend's wait set; -1 while it is not in it.
+        var token = -1
         /// Set by the backend when the eventfd became readable during a wait.
         var isReady = false
         /// Whether `_dispatch_main_queue_callback_4CF` is on the stack.
@@ -31,9 +31,6 @@ extension EVRunLoop {
         let isServiced: Bool
         var servicedLastPass = true
     }
-
-    /// The token under which the backend reports the queue's eventfd.
-    static let mainQueueToken = ObjectIdentifier(MainQueuePort.self)
 
     /// Whether a run of `mode` services the main queue now (CF's `libdispatchQSafe`, loop
     /// is the main loop, mode is common).
@@ -52,12 +49,14 @@ extension EVRunLoop {
     /// for a nested run that does not service the queue), and applies CF's fairness rule.
     /// Returns true when the queue must be serviced now, without waiting.
     func mainQueueBeforeWaiting(_ port: inout MainQueuePort) -> Bool {
-        if port.isServiced != mainQueue.isWatched {
-            mainQueue.isWatched = port.isServiced
+        if port.isServiced != (mainQueue.token >= 0) {
             if port.isServiced {
-                backend.watch(fd: mainQueue.handle, writing: false, token: Self.mainQueueToken)
+                mainQueue.token = watches.claim(nil)
+                backend.watch(.descriptor(mainQueue.handle, interest: .read), token: mainQueue.token)
             } else {
-                backend.unwatch(fd: Self.mainQueueToken)
+                backend.unwatch(mainQueue.token)
+                watches.release(mainQueue.token)
+                mainQueue.token = -1
             }
         }
         defer { port.servicedLastPass = false }

@@ -4,9 +4,9 @@ import Synchronization
 extension EVRunLoop {
     /// `CFRunLoopRunSpecific`: the empty-mode check, `entry`, the passes, `exit`.
     func runSpecific(mode: Mode, until deadline: RunDeadline, stopAfterSource: Bool, call: String) -> RunResult {
-        require(mode != .common, "EVRunLoop.\(call): .common is not a mode that can run; run a concrete mode")
         drainInbox()
-        guard let state = modes[mode], !isEmpty(state) else {
+        guard let state = lastRunState?.mode == mode ? lastRunState : stateToRun(mode, call: call),
+              !isEmpty(state) else {
             trace?.record(.returned(.finished))
             return .finished
         }
@@ -36,6 +36,14 @@ extension EVRunLoop {
         notify(.exit, state)
         trace?.record(.returned(result))
         return result
+    }
+
+    /// The state of `mode` for a run (nil if the mode does not exist), remembered in
+    /// `lastRunState` so that running the same mode again skips the dictionary lookup.
+    private func stateToRun(_ mode: Mode, call: String) -> ModeState? {
+        require(mode != .common, "EVRunLoop.\(call): .common is not a mode that can run; run a concrete mode")
+        lastRunState = modes[mode]
+        return lastRunState
     }
 
     /// `__CFRunLoopRun`: pass after pass until a result.
@@ -150,14 +158,20 @@ extension EVRunLoop {
     func notify(_ activity: Activity, _ state: ModeState) {
         trace?.record(.activity(activity))
         guard state.observerMask & activity.rawValue != 0 else { return }
-        for observer in state.observers where observer.activities.contains(activity) {
-            guard observer.isValid, !observer.isFiring else { continue }
-            observer.isFiring = true
-            stats.observerCallouts += 1
-            trace?.record(.observer(observer.label ?? "observer", activity))
-            observer.callout(observer, activity)
-            observer.isFiring = false
-            if !observer.repeats { observer.invalidate() }
+        // The snapshot keeps every observer in it alive: no reference counting per observer.
+        let snapshot = state.observers(of: activity)
+        snapshot.withUnsafeBufferPointer { observers in
+            for element in observers {
+                Unmanaged.passUnretained(element)._withUnsafeGuaranteedRef { observer in
+                    guard observer.isValid, !observer.isFiring else { return }
+                    observer.isFiring = true
+                    stats.observerCallouts += 1
+                    trace?.record(.observer(observer.label ?? "observer", activity))
+                    observer.callout(observer, activity)
+                    observer.isFiring = false
+                    if !observer.repeats { observer.invalidate() }
+                }
+            }
         }
     }
 

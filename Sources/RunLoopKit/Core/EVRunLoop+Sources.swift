@@ -1,75 +1,105 @@
 /// Sources on the loop's thread: membership, descriptor arming per running mode, and
 /// firing (CF's `__CFRunLoopDoSources0`, and the source-1 branch of `__CFRunLoopRun`).
+///
+/// Adding, removing and changing the interest of a descriptor source cost O(1) backend
+/// work: only the mode that runs (`armedState`) has its descriptors watched, and a source
+/// entering or leaving it is watched or unwatched alone. Switching the running mode (a nested
+/// run of another mode) re-arms the two modes' descriptors. A pass touches only the sources
+/// the backend reported ready (`readySources`).
 extension EVRunLoop: BackendEvents {
     /// The add itself, once ``add(_:forMode:)-(EVSource,_)`` made this loop the source's
     /// own (an invalidate that comes later finds the loop and removes the source).
     func addOnLoopThread(_ source: EVSource, forMode mode: Mode) {
         guard source.isValid else { return }
-        let token = ObjectIdentifier(source)
-        if case .signal(let number) = source.kind, watchedSources[token] == nil {
-            watchedSources[token] = source
-            backend.watch(signal: number, token: token)
+        if let number = source.kind.signalNumber, source.watchToken < 0 {
+            source.watchToken = watches.claim(source)
+            backend.watch(.signal(number), token: source.watchToken)
         }
         if mode == .common { commonSources.insert(source) }
         for state in states(for: mode) { insert(source, into: state) }
-        if let running = runStack.last { armDescriptors(for: running) }
     }
 
     func insert(_ source: EVSource, into state: ModeState) {
-        guard !state.contains(source) else { return }
+        // A descriptor found closed as it is armed invalidates the source: later modes skip it.
+        guard source.isValid, !state.contains(source) else { return }
         state.insert(source)
         source.modes.append(state)
+        guard state === armedState, source.fileDescriptor != nil else { return }
+        if runStack.last === state {
+            arm(source, in: state)
+        } else {
+            pendingArms.append(source)
+        }
     }
 
     func remove(_ source: EVSource, from state: ModeState) {
         state.remove(source)
         source.modes.removeAll { $0 === state }
+        if state === armedState, source.fileDescriptor != nil { unwatch(source) }
     }
 
     func removeEverywhere(_ source: EVSource) {
         commonSources.remove(source)
         for state in source.modes { state.remove(source) }
         source.modes.removeAll()
-        let token = ObjectIdentifier(source)
-        if case .signal = source.kind, watchedSources[token] != nil { backend.unwatch(signal: token) }
-        if armedDescriptors.remove(token) != nil { backend.unwatch(fd: token) }
-        watchedSources[token] = nil
+        unwatch(source)
+        if source.isReady {
+            source.isReady = false
+            readySources.removeAll { $0 === source }
+        }
         if !source.isValid { source.closeOwnedDescriptor() }
     }
 
+    /// Stops the backend's watch of `source`, if it has one.
+    private func unwatch(_ source: EVSource) {
+        guard source.watchToken >= 0 else { return }
+        backend.unwatch(source.watchToken)
+        watches.release(source.watchToken)
+        source.watchToken = -1
+    }
+
+    /// Starts watching the descriptor of `source`, a member of `state` about to run or
+    /// running, unless it is watched already or cannot be watched.
+    private func arm(_ source: EVSource, in state: ModeState) {
+        guard source.watchToken < 0, source.isValid, let fd = source.fileDescriptor else { return }
+        // libev aborts on a closed descriptor; a reused number would watch a stranger's file.
+        if let failure = source.descriptorFailure() {
+            fail(source, with: failure, in: state)
+            return
+        }
+        source.watchToken = watches.claim(source)
+        backend.watch(.descriptor(fd, interest: source.readiness), token: source.watchToken)
+    }
+
     /// Watches exactly the descriptors of the mode about to run: a descriptor that becomes
-    /// ready while another mode runs is noticed when its mode runs again.
+    /// ready while another mode runs is noticed when its mode runs again. The same mode
+    /// again costs only the sources added to it since (`pendingArms`).
     func armDescriptors(for state: ModeState) {
-        guard backend.watchesKernelEvents, !(state.kernelSources.isEmpty && armedDescriptors.isEmpty) else { return }
-        var wanted: Set<ObjectIdentifier> = []
-        for source in state.kernelSources {
-            switch source.kind {
-            case .readable(let fd), .writable(let fd):
-                let token = ObjectIdentifier(source)
-                if !armedDescriptors.contains(token) {
-                    // libev aborts on a closed descriptor; a reused number would watch a
-                    // stranger's file.
-                    if let failure = source.descriptorFailure() {
-                        fail(source, with: failure, in: state)
-                        continue
-                    }
-                    if case .writable = source.kind {
-                        backend.watch(fd: fd, writing: true, token: token)
-                    } else {
-                        backend.watch(fd: fd, writing: false, token: token)
-                    }
-                    watchedSources[token] = source
-                }
-                wanted.insert(token)
-            case .manual, .signal:
-                continue
+        guard backend.watchesKernelEvents else { return }
+        if state === armedState {
+            guard !pendingArms.isEmpty else { return }
+            let pending = pendingArms
+            pendingArms = []
+            for source in pending where state.contains(source) { arm(source, in: state) }
+            return
+        }
+        if let previous = armedState {
+            for source in previous.unorderedKernelSources
+            where source.fileDescriptor != nil && !state.contains(source) {
+                unwatch(source)
             }
         }
-        for token in armedDescriptors.subtracting(wanted) {
-            backend.unwatch(fd: token)
-            watchedSources[token] = nil
+        armedState = state
+        pendingArms = []
+        for source in Array(state.unorderedKernelSources) where source.fileDescriptor != nil {
+            arm(source, in: state)
         }
-        armedDescriptors = wanted
+    }
+
+    /// Applies a descriptor source's new ``EVSource/readiness`` to its watch, if it has one.
+    func updateInterest(of source: EVSource) {
+        guard source.watchToken >= 0 else { return }
+        backend.setInterest(source.readiness, token: source.watchToken)
     }
 
     /// CF's `__CFRunLoopDoSources0`: collects the signalled manual sources of `state` first,
@@ -77,7 +107,7 @@ extension EVRunLoop: BackendEvents {
     /// valid; with `stopAfterSource`, only the first. A source signalled by a handler here
     /// fires in the next pass. Returns whether any fired.
     func fireManualSources(_ state: ModeState, stopAfterSource: Bool) -> Bool {
-        guard state.manualSources.contains(where: \.isSignalled) else { return false }
+        guard state.hasManualSources, state.manualSources.contains(where: \.isSignalled) else { return false }
         // `manualSources` is sorted by order already; keys are (order, signal time).
         let signalled = state.manualSources.compactMap { source -> (EVSource, UInt64)? in
             let time = source.signalledAt
@@ -92,16 +122,31 @@ extension EVRunLoop: BackendEvents {
         return handled
     }
 
-    /// Fires the descriptor and signal sources of `state` that became ready during the wait.
+    /// Fires the descriptor and signal sources of `state` that became ready during the wait,
+    /// in the order they were added to `state`; with `stopAfterSource`, only the first.
+    /// Ready sources of other modes stay ready until one of their modes runs.
     func fireKernelSources(_ state: ModeState, stopAfterSource: Bool) -> Bool {
-        guard !state.kernelSources.isEmpty else { return false }
+        guard !readySources.isEmpty else { return false }
+        var due: [(source: EVSource, sequence: UInt64)] = []
+        readySources.removeAll { source in
+            guard source.isValid else {
+                source.isReady = false
+                return true
+            }
+            guard let sequence = state.kernelSequence(of: source) else { return false }
+            due.append((source, sequence))
+            return false
+        }
+        if due.count > 1 { due.sort { $0.sequence < $1.sequence } }
         var handled = false
-        for source in state.kernelSources where source.isReady && source.isValid {
+        for (source, _) in due where source.isReady && source.isValid {
             source.isReady = false
             fire(source)
             handled = true
             if stopAfterSource { break }
         }
+        // One sweep for the sources fired (a nested run may have fired or re-reported some).
+        if handled { readySources.removeAll { !$0.isReady } }
         return handled
     }
 
@@ -122,11 +167,14 @@ extension EVRunLoop: BackendEvents {
 
     // MARK: BackendEvents
 
-    func descriptorReady(_ token: ObjectIdentifier) {
-        if token == Self.mainQueueToken { mainQueue.isReady = true }
-        watchedSources[token]?.isReady = true
+    func ready(_ token: Int) {
+        if token == mainQueue.token {
+            mainQueue.isReady = true
+        } else if let source = watches[token], !source.isReady {
+            source.isReady = true
+            readySources.append(source)
+        }
     }
-    func signalArrived(_ token: ObjectIdentifier) { watchedSources[token]?.isReady = true }
     func wallClockChanged() { wallClockWasSet = true }
 
     // MARK: Public API
@@ -172,7 +220,6 @@ extension EVRunLoop: BackendEvents {
         }
         if mode == .common { commonSources.remove(source) }
         for state in states(for: mode) { remove(source, from: state) }
-        if let running = runStack.last { armDescriptors(for: running) }
     }
 
     /// Whether `source` is in `mode` (for ``Mode/common``: whether it was added to it).

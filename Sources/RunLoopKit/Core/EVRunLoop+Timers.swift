@@ -14,33 +14,32 @@ extension EVRunLoop {
         guard timer.isValid else { return }
         resolveStart(of: timer)
         if timer.isAligned { alignedTimers[ObjectIdentifier(timer)] = timer }
-        if mode == .common { commonTimers.insert(timer) }
-        for state in states(for: mode) { insert(timer, into: state) }
+        let resolved = resolve(mode)
+        if resolved.isCommon { commonTimers.insert(timer) }
+        for state in resolved.states { insert(timer, into: state) }
     }
 
     func insert(_ timer: EVTimer, into state: ModeState) {
-        guard !timer.nodes.contains(where: { $0.state === state }) else { return }
-        let node = TimerNode(timer: timer)
-        state.timers.insert(node)
-        timer.nodes.append((state, node))
+        guard timer.places.place(in: state) == nil else { return }
+        timer.places.append(.init(state: state, slot: state.timers.insert(timer)))
     }
 
     func remove(_ timer: EVTimer, from state: ModeState) {
-        guard let index = timer.nodes.firstIndex(where: { $0.state === state }) else { return }
-        state.timers.remove(timer.nodes[index].node)
-        timer.nodes.remove(at: index)
+        guard let place = timer.places.remove(in: state) else { return }
+        state.timers.remove(place.slot)
     }
 
     func removeEverywhere(_ timer: EVTimer) {
-        commonTimers.remove(timer)
-        alignedTimers[ObjectIdentifier(timer)] = nil
-        for (state, node) in timer.nodes { state.timers.remove(node) }
-        timer.nodes.removeAll()
+        if !commonTimers.isEmpty { commonTimers.remove(timer) }
+        if timer.isAligned { alignedTimers[ObjectIdentifier(timer)] = nil }
+        let places = timer.places
+        timer.places.removeAll()
+        withExtendedLifetime(timer) { places.forEach { $0.state.timers.remove($0.slot) } }
     }
 
     /// Re-sorts `timer` in every mode after its fire date or tolerance changed.
     func reschedule(_ timer: EVTimer) {
-        for (state, node) in timer.nodes { state.timers.update(node) }
+        timer.places.forEach { place in place.withQueue { queue, slot in queue.update(slot) } }
     }
 
     /// Turns the timer's requested start into an instant of this loop's clock.
@@ -93,8 +92,11 @@ extension EVRunLoop {
     /// at the wake, skipping any invalidated, removed or already firing meanwhile.
     func fireDueTimers(_ state: ModeState) {
         guard let wake = lastWakeInstant?.nanoseconds else { return }
+        // Every pass counts (a nested run's passes end the outer pass's snapshot, as before),
+        // but one with nothing due skips the search.
         state.timers.beginFiringPass()
-        while let node = state.timers.nextDue(at: wake) { fire(node.timer) }
+        guard state.timers.hasDue(at: wake) else { return }
+        while let timer = state.timers.nextDue(at: wake) { fire(timer) }
     }
 
     /// CF's `__CFRunLoopDoTimer`: the callout, then the next fire date. A repeating timer's
@@ -203,7 +205,7 @@ extension EVRunLoop {
     public func contains(_ timer: EVTimer, inMode mode: Mode) -> Bool {
         checkOwner("contains(_:inMode:)")
         if mode == .common { return commonTimers.contains(timer) }
-        return timer.nodes.contains { $0.state.mode == mode }
+        return timer.places.all.contains { $0.state.mode == mode }
     }
 
     /// The earliest fire date among the timers of `mode`, or nil if it has none.

@@ -41,6 +41,12 @@ struct Members<Element: AnyObject> {
         return true
     }
 
+    /// When `element` was inserted, relative to the other members (nil if it is not in).
+    func sequence(of element: Element) -> UInt64? { entries[ObjectIdentifier(element)]?.sequence }
+
+    /// The members in no particular order, without building the sorted list.
+    var unordered: some Sequence<Element> { entries.values.lazy.map(\.element) }
+
     /// The members by ascending order, then insertion.
     var elements: [Element] {
         mutating get {

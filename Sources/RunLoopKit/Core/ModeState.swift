@@ -23,12 +23,37 @@ final class ModeState {
 
     init(mode: EVRunLoop.Mode) { self.mode = mode }
 
+    /// The queue holds its timers retained; a mode going away lets them go.
+    deinit { timers.releaseAll() }
+
+    /// The observers of each activity bit, sorted as ``observers``; rebuilt when first read
+    /// after a change, so that a notification visits only the observers it calls.
+    @exclusivity(unchecked) private var byActivity: [[EVObserver]]? = nil
+
     /// Observers sorted by `order`, equal orders in the order they were added.
     var observers: [EVObserver] { observerSet.elements }
+
+    /// The observers of `activity` (a single activity), sorted as ``observers``.
+    func observers(of activity: EVRunLoop.Activity) -> [EVObserver] {
+        if byActivity == nil {
+            let all = observerSet.elements
+            byActivity = (0..<UInt.bitWidth).map { bit in
+                all.filter { $0.activities.rawValue & (1 << bit) != 0 }
+            }
+        }
+        return byActivity![activity.rawValue.trailingZeroBitCount]
+    }
+    /// Whether the mode has manual sources (checked before building their sorted list).
+    var hasManualSources: Bool { !manualSet.isEmpty }
     /// Manual sources sorted by `order`, equal orders in the order they were added.
     var manualSources: [EVSource] { manualSet.elements }
     /// Descriptor and signal sources, in the order they were added.
     var kernelSources: [EVSource] { kernelSet.elements }
+    /// Descriptor and signal sources in no particular order (no sort).
+    var unorderedKernelSources: some Sequence<EVSource> { kernelSet.unordered }
+    /// When `source` was added to this mode among its descriptor and signal sources (nil
+    /// if it is not in it): ready sources fire in this order.
+    func kernelSequence(of source: EVSource) -> UInt64? { kernelSet.sequence(of: source) }
 
     /// True when the mode has nothing that can fire: no timers and no sources.
     /// Observers do not count, as in CF's `__CFRunLoopModeIsEmpty`.
@@ -42,11 +67,13 @@ final class ModeState {
 
     func insert(_ observer: EVObserver) {
         guard observerSet.insert(observer, order: observer.order) else { return }
+        byActivity = nil
         count(observer.activities, by: 1)
     }
 
     func remove(_ observer: EVObserver) {
         guard observerSet.remove(observer) else { return }
+        byActivity = nil
         count(observer.activities, by: -1)
     }
 

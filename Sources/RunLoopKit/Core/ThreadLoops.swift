@@ -16,8 +16,9 @@ final class ThreadLoops {
     /// other thread of the process ever had.
     let id: UInt64
     var own: EVRunLoop?
-    /// Unretained: a loop is alive while it runs (its caller holds it).
-    var running: [Unmanaged<EVRunLoop>] = []
+    /// Unretained: a loop is alive while it runs (its caller holds it). Touched only by its
+    /// own thread, in short accesses that never span a callout: no dynamic exclusivity check.
+    @exclusivity(unchecked) var running: [Unmanaged<EVRunLoop>] = []
     /// The other loops this thread owns (virtual-clock loops), weakly.
     private var adopted: [WeakLoop] = []
 

@@ -1,23 +1,3 @@
-/// One timer's place in one mode's ``TimerQueue``.
-///
-/// A timer in several modes has one node per mode. The node remembers where it sits in the
-/// queue's heaps, so removal and rescheduling are O(log n).
-final class TimerNode {
-    let timer: EVTimer
-    /// Position in the queue's fire heap, and in its deadline heap (-1 when not in it).
-    // Loop thread only, written during sifts that never span a callout.
-    @exclusivity(unchecked) var fireIndex = -1
-    @exclusivity(unchecked) var latestIndex = -1
-    /// The firing pass in which the node was inserted or re-sorted: such a node waits for the
-    /// next pass, as a timer outside CF's snapshot of due timers does.
-    @exclusivity(unchecked) var touchedInPass: UInt64 = 0
-
-    init(timer: EVTimer) { self.timer = timer }
-
-    /// Whether the node is in its queue (it leaves when the timer leaves the mode).
-    var isQueued: Bool { fireIndex >= 0 }
-}
-
 /// The timers of one mode, ordered for two questions: which timers are due, and when must
 /// the loop wake.
 ///
@@ -25,16 +5,25 @@ final class TimerNode {
 /// and then fires every timer whose fire instant has passed. Among all wake schedules that
 /// respect every tolerance, this one wakes the fewest times.
 ///
-/// Timers without tolerance (the common case) sit in one heap by fire instant, which
-/// answers both questions. Timers with a tolerance sit in a heap by fire instant and in one
-/// by fire + tolerance.
+/// Storage is compact: one ``TimerRecord`` per queued timer in a contiguous array (a slot,
+/// reused after removal), and 4-ary heaps of 16-byte ``HeapEntry``s (fire instant and slot,
+/// libev's layout). Timers without tolerance (the common case) sit in one heap by fire
+/// instant, which answers both questions; timers with a tolerance sit in a heap by fire
+/// instant and in one by fire + tolerance. A sift compares plain integers and writes each
+/// moved entry's index into its record; no reference counting anywhere on that path.
+///
+/// The queue owns each queued timer: the record holds it retained from ``insert(_:)`` to
+/// ``remove(_:)`` (or ``releaseAll()``, when the mode goes away), so an added timer that
+/// nobody else references keeps firing, as in CF, without a retain cycle.
 ///
 /// The corresponding CF structure is the sorted `_timers` array of `__CFRunLoopMode`;
 /// CF on Linux ignores tolerance, so it has no second ordering.
 struct TimerQueue {
-    private var exact = NodeHeap(kind: .fire)
-    private var tolerantByFire = NodeHeap(kind: .fire)
-    private var tolerantByLatest = NodeHeap(kind: .latest)
+    private var records: [TimerRecord] = []
+    private var freeSlots: [Int32] = []
+    private var exact: [HeapEntry] = []
+    private var tolerantByFire: [HeapEntry] = []
+    private var tolerantByLatest: [HeapEntry] = []
     /// The current firing pass (see ``beginFiringPass()``).
     private var pass: UInt64 = 1
 
@@ -48,269 +37,339 @@ struct TimerQueue {
     /// same timers with the same number of wakeups, sooner: a lone tolerant timer fires on
     /// time, not at the end of its tolerance.
     var wake: WakeWindow {
-        let exactFire = exact.earliestKeyNotFiring()
-        let tolerantEnd = tolerantByLatest.earliestKeyNotFiring()
+        let exactFire = earliestKeyNotFiring(exact)
+        let tolerantEnd = earliestKeyNotFiring(tolerantByLatest)
         if exactFire <= tolerantEnd {
             return WakeWindow(first: exactFire, served: exactFire, latest: exactFire, precise: exactFire != .max)
         }
         // Every zero-tolerance timer fires after `tolerantEnd`, so only tolerant ones are due.
-        let served = tolerantByFire.latestKeyNotFiring(atOrBefore: tolerantEnd) ?? tolerantEnd
-        let first = min(tolerantByFire.earliestKeyNotFiring(), served)
+        let served = latestKeyNotFiring(tolerantByFire, atOrBefore: tolerantEnd) ?? tolerantEnd
+        let first = min(earliestKeyNotFiring(tolerantByFire), served)
         return WakeWindow(first: first, served: served, latest: tolerantEnd, precise: false)
     }
 
-    mutating func insert(_ node: TimerNode) {
-        node.touchedInPass = pass
-        if node.timer.toleranceNanos == 0 {
-            exact.insert(node)
+    /// Queues `timer` (retaining it) and returns its slot.
+    mutating func insert(_ timer: EVTimer) -> Int32 {
+        let record = TimerRecord(timer: .passRetained(timer), touchedInPass: pass)
+        let slot: Int32
+        if let free = freeSlots.popLast() {
+            slot = free
+            records[Int(slot)] = record
         } else {
-            tolerantByFire.insert(node)
-            tolerantByLatest.insert(node)
+            slot = Int32(records.count)
+            records.append(record)
+        }
+        place(slot, tolerant: timer.toleranceNanos != 0, fire: timer.fireNanos, latest: timer.latestNanos)
+        return slot
+    }
+
+    /// Takes the timer in `slot` out of the queue (releasing it) and frees the slot.
+    mutating func remove(_ slot: Int32) {
+        unplace(slot)
+        records[Int(slot)].timer.release()
+        freeSlots.append(slot)
+    }
+
+    /// Re-sorts the timer in `slot` after its fire date or tolerance changed.
+    mutating func update(_ slot: Int32) {
+        let (fire, latest, tolerant) = records[Int(slot)].timer._withUnsafeGuaranteedRef {
+            ($0.fireNanos, $0.latestNanos, $0.toleranceNanos != 0)
+        }
+        records[Int(slot)].touchedInPass = pass
+        let wasTolerant = records[Int(slot)].latestIndex >= 0
+        guard wasTolerant == tolerant else {
+            unplace(slot)
+            place(slot, tolerant: tolerant, fire: fire, latest: latest)
+            return
+        }
+        let index = Int(records[Int(slot)].fireIndex)
+        if tolerant {
+            tolerantByFire[index].key = fire
+            Self.restore(&tolerantByFire, index, &records, byLatest: false)
+            let latestIndex = Int(records[Int(slot)].latestIndex)
+            tolerantByLatest[latestIndex].key = latest
+            Self.restore(&tolerantByLatest, latestIndex, &records, byLatest: true)
+        } else {
+            exact[index].key = fire
+            Self.restore(&exact, index, &records, byLatest: false)
         }
     }
 
-    mutating func remove(_ node: TimerNode) {
-        if node.latestIndex >= 0 {
-            tolerantByFire.remove(node)
-            tolerantByLatest.remove(node)
+    private mutating func place(_ slot: Int32, tolerant: Bool, fire: Int64, latest: Int64) {
+        if tolerant {
+            Self.push(&tolerantByFire, HeapEntry(key: fire, slot: slot), &records, byLatest: false)
+            Self.push(&tolerantByLatest, HeapEntry(key: latest, slot: slot), &records, byLatest: true)
         } else {
-            exact.remove(node)
+            Self.push(&exact, HeapEntry(key: fire, slot: slot), &records, byLatest: false)
         }
     }
 
-    /// Re-sorts `node` after its timer's fire date or tolerance changed.
-    mutating func update(_ node: TimerNode) {
-        guard node.isQueued else { return }
-        node.touchedInPass = pass
-        let wasTolerant = node.latestIndex >= 0
-        if wasTolerant == (node.timer.toleranceNanos != 0) {
-            if wasTolerant {
-                tolerantByFire.update(node)
-                tolerantByLatest.update(node)
-            } else {
-                exact.update(node)
-            }
+    private mutating func unplace(_ slot: Int32) {
+        let fireIndex = Int(records[Int(slot)].fireIndex)
+        let latestIndex = Int(records[Int(slot)].latestIndex)
+        if latestIndex >= 0 {
+            Self.remove(&tolerantByFire, at: fireIndex, &records, byLatest: false)
+            Self.remove(&tolerantByLatest, at: latestIndex, &records, byLatest: true)
         } else {
-            remove(node)
-            insert(node)
+            Self.remove(&exact, at: fireIndex, &records, byLatest: false)
         }
+        records[Int(slot)].fireIndex = -1
+        records[Int(slot)].latestIndex = -1
     }
 
-    /// Starts a firing pass: nodes inserted or re-sorted from now on are not due in it.
+    /// Whether any timer's fire date is at or before `now` (the heap tops; a pass with none
+    /// due skips the firing loop).
+    func hasDue(at now: Int64) -> Bool {
+        (exact.first?.key ?? .max) <= now || (tolerantByFire.first?.key ?? .max) <= now
+    }
+
+    /// Starts a firing pass: timers inserted or re-sorted from now on are not due in it.
     /// Together with ``nextDue(at:)`` this gives CF's snapshot semantics (the timers due when
     /// the pass starts fire, in fire order) without copying or sorting a snapshot.
     mutating func beginFiringPass() { pass &+= 1 }
 
-    /// The next timer to fire in this pass: the earliest (then oldest) node due at `now`
-    /// that was queued before the pass began and whose timer is valid and not firing.
-    func nextDue(at now: Int64) -> TimerNode? {
-        let a = exact.firstEligible(dueBy: now, pass: pass)
-        let b = tolerantByFire.firstEligible(dueBy: now, pass: pass)
+    /// The next timer to fire in this pass: the earliest (then oldest) timer due at `now`
+    /// that was queued before the pass began, valid and not firing. Returned retained: its
+    /// callout may remove it from the queue.
+    /// (`mutating` only so that callers reach the queue in place: a read of a class's stored
+    /// struct would copy it, retaining its arrays.)
+    mutating func nextDue(at now: Int64) -> EVTimer? {
+        let a = firstEligible(exact, dueBy: now)
+        let b = firstEligible(tolerantByFire, dueBy: now)
+        let entry: HeapEntry
         switch (a, b) {
         case (nil, nil): return nil
-        case let (a?, nil): return a.node.takeUnretainedValue()
-        case let (nil, b?): return b.node.takeUnretainedValue()
-        case let (a?, b?): return (NodeHeap.Entry.before(a, b) ? a : b).node.takeUnretainedValue()
+        case let (a?, nil): entry = a
+        case let (nil, b?): entry = b
+        case let (a?, b?): entry = before(a, b) ? a : b
         }
+        return records[Int(entry.slot)].timer.takeUnretainedValue()
     }
 
     /// Every timer in the queue, in no particular order.
-    var allTimers: [EVTimer] { (exact.nodes + tolerantByFire.nodes).map(\.timer) }
-}
-
-/// A 4-ary min-heap of ``TimerNode``s keyed by fire instant or by fire + tolerance (half
-/// the depth of a binary heap, hence half the index updates per sift; libev uses the same
-/// shape for its timers).
-///
-/// Entries carry their key and the timer's creation sequence inline and refer to the node
-/// without retaining it (the node's timer keeps it alive while it is queued), so sifting
-/// compares and moves plain values: no reference counting on the hot path. Each node
-/// records its index, so removal and re-sorting are O(log n).
-struct NodeHeap {
-    enum Kind { case fire, latest }
-
-    struct Entry {
-        var key: Int64
-        let sequence: UInt64
-        let node: Unmanaged<TimerNode>
-
-        /// By key, then by creation, so equal dates fire in creation order.
-        static func before(_ a: Entry, _ b: Entry) -> Bool {
-            a.key != b.key ? a.key < b.key : a.sequence < b.sequence
-        }
+    var allTimers: [EVTimer] {
+        (exact + tolerantByFire).map { records[Int($0.slot)].timer.takeUnretainedValue() }
     }
 
-    let kind: Kind
-    private var entries: [Entry] = []
-
-    init(kind: Kind) { self.kind = kind }
-
-    var isEmpty: Bool { entries.isEmpty }
-    var nodes: [TimerNode] { entries.map { $0.node.takeUnretainedValue() } }
-
-    mutating func insert(_ node: TimerNode) {
-        entries.append(Entry(key: key(of: node), sequence: node.timer.sequence, node: .passUnretained(node)))
-        siftUp(entries.count - 1)
+    /// Lets go of every queued timer (the mode is going away).
+    mutating func releaseAll() {
+        for entry in exact + tolerantByFire { records[Int(entry.slot)].timer.release() }
+        records = []
+        freeSlots = []
+        exact = []
+        tolerantByFire = []
+        tolerantByLatest = []
     }
 
-    mutating func remove(_ node: TimerNode) {
-        let index = indexOf(node)
-        guard index >= 0 else { return }
-        setIndex(entries[index], -1)
-        let last = entries.removeLast()
-        guard index < entries.count else { return }
-        entries[index] = last
-        setIndex(last, index)
-        restore(index)
+    // MARK: Queries
+
+    /// By key, then by creation, so equal dates fire in creation order.
+    private func before(_ a: HeapEntry, _ b: HeapEntry) -> Bool {
+        a.key != b.key ? a.key < b.key : records[Int(a.slot)].sequence < records[Int(b.slot)].sequence
     }
 
-    mutating func update(_ node: TimerNode) {
-        let index = indexOf(node)
-        guard index >= 0 else { return }
-        entries[index].key = key(of: node)
-        restore(index)
+    /// Whether the wake ignores the timer in `slot`: its callout is on the stack, or it was
+    /// invalidated on another thread and its removal is still in the loop's inbox (the loop
+    /// never wakes for an invalid timer).
+    private func isFiring(_ slot: Int32) -> Bool {
+        records[Int(slot)].timer._withUnsafeGuaranteedRef { $0.isFiring || !$0.isValid }
     }
 
-    /// The smallest key among nodes whose timer is not firing; `.max` if none. The top
-    /// answers unless its timer is firing (only inside a nested run), when a walk descends
-    /// through firing nodes only.
-    func earliestKeyNotFiring() -> Int64 {
-        guard let top = entries.first else { return .max }
-        if !isFiring(top) { return top.key }
+    private func isEligible(_ slot: Int32) -> Bool {
+        records[Int(slot)].touchedInPass != pass
+            && records[Int(slot)].timer._withUnsafeGuaranteedRef { !$0.isFiring && $0.isValid }
+    }
+
+    /// The smallest key among timers not firing; `.max` if none. The top answers unless its
+    /// timer is firing (only inside a nested run), when a walk descends through firing ones.
+    private func earliestKeyNotFiring(_ heap: [HeapEntry]) -> Int64 {
+        guard let top = heap.first else { return .max }
+        if !isFiring(top.slot) { return top.key }
         var best = Int64.max
         var stack = [0]
         while let index = stack.popLast() {
-            let entry = entries[index]
+            let entry = heap[index]
             guard entry.key < best else { continue }
-            if !isFiring(entry) {
+            if !isFiring(entry.slot) {
                 best = entry.key
                 continue
             }
-            for child in Self.children(of: index, count: entries.count) { stack.append(child) }
+            for child in children(of: index, count: heap.count) { stack.append(child) }
         }
         return best
     }
 
-    /// The largest key at or before `limit` among nodes whose timer is not firing (a walk of
-    /// the entries at or before `limit`: the timers the coming wake serves anyway).
-    func latestKeyNotFiring(atOrBefore limit: Int64) -> Int64? {
-        guard let top = entries.first, top.key <= limit else { return nil }
+    /// The largest key at or before `limit` among timers not firing (a walk of the entries
+    /// at or before `limit`: the timers the coming wake serves anyway).
+    private func latestKeyNotFiring(_ heap: [HeapEntry], atOrBefore limit: Int64) -> Int64? {
+        guard let top = heap.first, top.key <= limit else { return nil }
         var best: Int64?
         var stack = [0]
         while let index = stack.popLast() {
-            let entry = entries[index]
+            let entry = heap[index]
             guard entry.key <= limit else { continue }
-            if !isFiring(entry), entry.key > best ?? .min { best = entry.key }
-            for child in Self.children(of: index, count: entries.count) { stack.append(child) }
+            if !isFiring(entry.slot), entry.key > best ?? .min { best = entry.key }
+            for child in children(of: index, count: heap.count) { stack.append(child) }
         }
         return best
     }
 
-    /// The earliest entry due by `now` whose timer may fire in firing pass `pass`. The top
-    /// answers unless it is not eligible (its callout is on the stack, or it was touched in
-    /// this pass), when a walk visits the due subtree under it.
-    func firstEligible(dueBy now: Int64, pass: UInt64) -> Entry? {
-        guard let top = entries.first, top.key <= now else { return nil }
-        if isEligible(top, pass) { return top }
-        var best: Entry?
+    /// The earliest entry due by `now` whose timer may fire in this pass. The top answers
+    /// unless it is not eligible (its callout is on the stack, or it was touched in this
+    /// pass), when a walk visits the due subtree under it.
+    private func firstEligible(_ heap: [HeapEntry], dueBy now: Int64) -> HeapEntry? {
+        guard let top = heap.first, top.key <= now else { return nil }
+        if isEligible(top.slot) { return top }
+        var best: HeapEntry?
         var stack = [0]
         while let index = stack.popLast() {
-            let entry = entries[index]
-            guard entry.key <= now, best.map({ Entry.before(entry, $0) }) ?? true else { continue }
-            if isEligible(entry, pass) {
+            let entry = heap[index]
+            guard entry.key <= now, best.map({ before(entry, $0) }) ?? true else { continue }
+            if isEligible(entry.slot) {
                 best = entry
                 continue
             }
-            for child in Self.children(of: index, count: entries.count) { stack.append(child) }
+            for child in children(of: index, count: heap.count) { stack.append(child) }
         }
         return best
     }
 
-    private func isEligible(_ entry: Entry, _ pass: UInt64) -> Bool {
-        entry.node._withUnsafeGuaranteedRef { node in
-            node.touchedInPass != pass && !node.timer.isFiring && node.timer.isValid
-        }
-    }
-
-    private func key(of node: TimerNode) -> Int64 {
-        kind == .fire ? node.timer.fireNanos : node.timer.latestNanos
-    }
-
-    /// Whether the wake ignores `entry`: its callout is on the stack, or it was invalidated
-    /// on another thread and its removal is still in the loop's inbox (the loop never wakes
-    /// for an invalid timer).
-    private func isFiring(_ entry: Entry) -> Bool {
-        entry.node._withUnsafeGuaranteedRef { $0.timer.isFiring || !$0.timer.isValid }
-    }
-
-    private func indexOf(_ node: TimerNode) -> Int {
-        kind == .fire ? node.fireIndex : node.latestIndex
-    }
-
-    private func setIndex(_ entry: Entry, _ index: Int) { Self.setIndex(entry, index, kind: kind) }
-
-    private static func setIndex(_ entry: Entry, _ index: Int, kind: Kind) {
-        entry.node._withUnsafeGuaranteedRef { node in
-            if kind == .fire { node.fireIndex = index } else { node.latestIndex = index }
-        }
-    }
+    // MARK: The 4-ary heap (half the depth of a binary heap; libev's shape for its timers)
 
     private static let arity = 4
 
-    private static func parent(of index: Int) -> Int { (index - 1) / arity }
-
-    private static func children(of index: Int, count: Int) -> Range<Int> {
-        let first = arity * index + 1
-        return min(first, count)..<min(first + arity, count)
+    private func children(of index: Int, count: Int) -> Range<Int> {
+        let first = Self.arity * index + 1
+        return min(first, count)..<min(first + Self.arity, count)
     }
 
-    private mutating func restore(_ index: Int) {
-        if index > 0, Entry.before(entries[index], entries[Self.parent(of: index)]) {
-            siftUp(index)
+    private static func push(
+        _ heap: inout [HeapEntry], _ entry: HeapEntry, _ records: inout [TimerRecord], byLatest: Bool
+    ) {
+        heap.append(entry)
+        siftUp(&heap, heap.count - 1, &records, byLatest: byLatest)
+    }
+
+    private static func remove(
+        _ heap: inout [HeapEntry], at index: Int, _ records: inout [TimerRecord], byLatest: Bool
+    ) {
+        let last = heap.removeLast()
+        guard index < heap.count else { return }
+        heap[index] = last
+        setIndex(&records, last.slot, index, byLatest: byLatest)
+        restore(&heap, index, &records, byLatest: byLatest)
+    }
+
+    private static func restore(
+        _ heap: inout [HeapEntry], _ index: Int, _ records: inout [TimerRecord], byLatest: Bool
+    ) {
+        if index > 0, before(heap[index], heap[(index - 1) / arity], records) {
+            siftUp(&heap, index, &records, byLatest: byLatest)
         } else {
-            siftDown(index)
+            siftDown(&heap, index, &records, byLatest: byLatest)
         }
     }
 
-    private mutating func siftUp(_ start: Int) {
-        // One uniqueness check for the whole sift, not one per write.
-        let kind = kind
-        entries.withUnsafeMutableBufferPointer { entries in
-            var index = start
-            let entry = entries[index]
-            while index > 0 {
-                let parent = Self.parent(of: index)
-                guard Entry.before(entry, entries[parent]) else { break }
-                entries[index] = entries[parent]
-                Self.setIndex(entries[index], index, kind: kind)
-                index = parent
-            }
-            entries[index] = entry
-            Self.setIndex(entry, index, kind: kind)
-        }
+    private static func before(_ a: HeapEntry, _ b: HeapEntry, _ records: [TimerRecord]) -> Bool {
+        a.key != b.key ? a.key < b.key : records[Int(a.slot)].sequence < records[Int(b.slot)].sequence
     }
 
-    private mutating func siftDown(_ start: Int) {
-        let kind = kind
-        entries.withUnsafeMutableBufferPointer { entries in
-            var index = start
-            let entry = entries[index]
-            let count = entries.count
-            while true {
-                let first = Self.arity * index + 1
-                guard first < count else { break }
-                var child = first
-                for other in (first + 1)..<min(first + Self.arity, count)
-                where Entry.before(entries[other], entries[child]) {
-                    child = other
+    private static func setIndex(_ records: inout [TimerRecord], _ slot: Int32, _ index: Int, byLatest: Bool) {
+        if byLatest { records[Int(slot)].latestIndex = Int32(index) } else { records[Int(slot)].fireIndex = Int32(index) }
+    }
+
+    private static func siftUp(
+        _ heap: inout [HeapEntry], _ start: Int, _ records: inout [TimerRecord], byLatest: Bool
+    ) {
+        records.withUnsafeMutableBufferPointer { records in
+            heap.withUnsafeMutableBufferPointer { heap in
+                var index = start
+                let entry = heap[index]
+                while index > 0 {
+                    let parent = (index &- 1) / arity
+                    guard precedes(entry, heap[parent], records) else { break }
+                    heap[index] = heap[parent]
+                    mark(records, heap[index].slot, index, byLatest)
+                    index = parent
                 }
-                guard Entry.before(entries[child], entry) else { break }
-                entries[index] = entries[child]
-                Self.setIndex(entries[index], index, kind: kind)
-                index = child
+                heap[index] = entry
+                mark(records, entry.slot, index, byLatest)
             }
-            entries[index] = entry
-            Self.setIndex(entry, index, kind: kind)
         }
     }
+
+    @inline(__always)
+    private static func siftDown(
+        _ heap: inout [HeapEntry], _ start: Int, _ records: inout [TimerRecord], byLatest: Bool
+    ) {
+        records.withUnsafeMutableBufferPointer { records in
+            heap.withUnsafeMutableBufferPointer { heap in
+                var index = start
+                let entry = heap[index]
+                let count = heap.count
+                while true {
+                    let first = arity &* index &+ 1
+                    guard first < count else { break }
+                    // The earliest child; a node with all four children (every level but the
+                    // last) compares them without a loop.
+                    var child = first
+                    if first &+ 3 < count {
+                        let pairA = precedes(heap[first &+ 1], heap[first], records) ? first &+ 1 : first
+                        let pairB = precedes(heap[first &+ 3], heap[first &+ 2], records) ? first &+ 3 : first &+ 2
+                        child = precedes(heap[pairB], heap[pairA], records) ? pairB : pairA
+                    } else {
+                        var other = first &+ 1
+                        while other < count {
+                            if precedes(heap[other], heap[child], records) { child = other }
+                            other &+= 1
+                        }
+                    }
+                    guard precedes(heap[child], entry, records) else { break }
+                    heap[index] = heap[child]
+                    mark(records, heap[index].slot, index, byLatest)
+                    index = child
+                }
+                heap[index] = entry
+                mark(records, entry.slot, index, byLatest)
+            }
+        }
+    }
+
+    @inline(__always)
+    private static func precedes(
+        _ a: HeapEntry, _ b: HeapEntry, _ records: UnsafeMutableBufferPointer<TimerRecord>
+    ) -> Bool {
+        a.key != b.key ? a.key < b.key : records[Int(a.slot)].sequence < records[Int(b.slot)].sequence
+    }
+
+    @inline(__always)
+    private static func mark(
+        _ records: UnsafeMutableBufferPointer<TimerRecord>, _ slot: Int32, _ index: Int, _ byLatest: Bool
+    ) {
+        if byLatest { records[Int(slot)].latestIndex = Int32(truncatingIfNeeded: index) } else {
+            records[Int(slot)].fireIndex = Int32(truncatingIfNeeded: index)
+        }
+    }
+}
+
+/// One queued timer in one mode (24 bytes): the timer (retained by the queue), where it
+/// sits in the heaps, and the firing pass that last touched it.
+struct TimerRecord {
+    let timer: Unmanaged<EVTimer>
+    /// Index in the fire heap (exact or tolerant), and in the deadline heap (-1 if none).
+    var fireIndex: Int32 = -1
+    var latestIndex: Int32 = -1
+    /// The firing pass in which the timer was queued or re-sorted: it waits for the next
+    /// pass, as a timer outside CF's snapshot of due timers does.
+    var touchedInPass: UInt64
+
+    /// The timer's creation order: the tie-break for equal fire dates (read only on ties).
+    var sequence: UInt64 { timer._withUnsafeGuaranteedRef { $0.sequence } }
+}
+
+/// A heap entry: the key (fire instant, or fire + tolerance) and the record's slot; 16
+/// bytes, as libev's.
+struct HeapEntry {
+    var key: Int64
+    let slot: Int32
 }

@@ -46,7 +46,9 @@ extension EVRunLoop {
     public func run(mode: Mode, for duration: Duration, returnAfterSourceHandled: Bool = false) -> RunResult {
         let call = "run(mode:for:returnAfterSourceHandled:)"
         checkOwner(call)
-        let deadline = RunDeadline.after(nanoseconds: duration.nanoseconds, from: backend.now())
+        // A zero duration (a poll, the common idle case) needs neither the clock nor the
+        // 128-bit conversion.
+        let deadline = duration <= .zero ? .poll : RunDeadline.after(nanoseconds: duration.nanoseconds, from: backend.now())
         return runSpecific(mode: mode, until: deadline, stopAfterSource: returnAfterSourceHandled, call: call)
     }
 

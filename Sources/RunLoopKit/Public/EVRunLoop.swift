@@ -39,22 +39,33 @@ public final class EVRunLoop: @unchecked Sendable {
     // loop thread. The hottest of these skip Swift's dynamic exclusivity checks
     // (`@exclusivity(unchecked)`): they are touched only on the loop's thread, and no access
     // to them spans a callout, so accesses never overlap.
-    var modes: [Mode: ModeState] = [:]
-    var commonModeSet: Set<Mode> = [.default]
+    @exclusivity(unchecked) var modes: [Mode: ModeState] = [:]
+    @exclusivity(unchecked) var commonModeSet: Set<Mode> = [.default]
+    /// The last answer of ``resolve(_:)``; cleared when the common modes change.
+    @exclusivity(unchecked) var lastResolved: ResolvedMode?
+    /// The state the last run started with (a mode state, once made, is never replaced).
+    @exclusivity(unchecked) var lastRunState: ModeState?
     var commonObservers = Members<EVObserver>()
     var commonTimers = Members<EVTimer>()
     var commonSources = Members<EVSource>()
     var alignedTimers: [ObjectIdentifier: EVTimer] = [:]
     @exclusivity(unchecked) var runStack: [ModeState] = []
     @exclusivity(unchecked) var blocks: [QueuedBlock] = []
-    var watchedSources: [ObjectIdentifier: EVSource] = [:]
-    var armedDescriptors: Set<ObjectIdentifier> = []
-    var wallClockWasSet = false
+    /// The backend's watches (signal sources, and the descriptor sources of `armedState`).
+    var watches = WatchTable()
+    /// The mode whose descriptor sources are watched: the running mode, or the last one run.
+    @exclusivity(unchecked) var armedState: ModeState?
+    /// Descriptor sources added to `armedState` while no run was in progress, to be watched
+    /// when the next run of it starts (their descriptors are checked then).
+    @exclusivity(unchecked) var pendingArms: [EVSource] = []
+    /// Sources the backend reported ready and that have not fired yet, in report order.
+    @exclusivity(unchecked) var readySources: [EVSource] = []
+    @exclusivity(unchecked) var wallClockWasSet = false
     @exclusivity(unchecked) var lastWakeDate: Date?
     @exclusivity(unchecked) var lastWakeInstant: Instant?
     @exclusivity(unchecked) var stats = Statistics()
     /// libdispatch's main queue as this loop services it (``main`` only).
-    var mainQueue = MainQueueState()
+    @exclusivity(unchecked) var mainQueue = MainQueueState()
     /// Jobs of the loop's executor waiting to run, the batch running, and whether one runs.
     @exclusivity(unchecked) var jobs: [QueuedJob] = []
     @exclusivity(unchecked) var runningJobs: [QueuedJob] = []
@@ -88,13 +99,13 @@ public final class EVRunLoop: @unchecked Sendable {
 
     deinit { breakCycles() }
 
-    /// Timers and sources point back at the modes that hold them; breaks those cycles.
-    /// Every mode's timers are read before any is cleared: a timer's nodes keep its entries
-    /// in other modes' queues alive (the queues hold them unretained).
+    /// Timers and sources point back at the modes that hold them; clears those references
+    /// before the modes go (a timer's places name its modes unowned; each mode's queue
+    /// releases its timers when the mode state goes).
     private func breakCycles() {
         let timers = modes.values.flatMap { $0.timers.allTimers }
         for timer in timers {
-            timer.nodes.removeAll()
+            timer.places.removeAll()
             timer.loopReleased?()
         }
         for state in modes.values {
@@ -114,9 +125,14 @@ public final class EVRunLoop: @unchecked Sendable {
         }
         let queued = blocks
         blocks = []
-        for source in Array(watchedSources.values) { removeEverywhere(source) }
+        for source in watches.sources { removeEverywhere(source) }
         breakCycles()
         modes = [:]
+        lastRunState = nil
+        lastResolved = nil
+        armedState = nil
+        pendingArms = []
+        readySources = []
         commonObservers = Members()
         commonTimers = Members()
         commonSources = Members()
@@ -218,8 +234,9 @@ public final class EVRunLoop: @unchecked Sendable {
     public func addCommonMode(_ mode: Mode) {
         checkOwner("addCommonMode(_:)")
         require(mode != .common, "EVRunLoop.addCommonMode(_:): .common cannot be made common")
-        guard commonModeSet.insert(mode).inserted,
-              !(commonObservers.isEmpty && commonTimers.isEmpty && commonSources.isEmpty) else { return }
+        guard commonModeSet.insert(mode).inserted else { return }
+        lastResolved = nil
+        guard !(commonObservers.isEmpty && commonTimers.isEmpty && commonSources.isEmpty) else { return }
         let state = modeState(mode)
         for observer in commonObservers.elements { state.insert(observer) }
         for timer in commonTimers.elements { insert(timer, into: state) }
@@ -235,8 +252,17 @@ public final class EVRunLoop: @unchecked Sendable {
     }
 
     /// The concrete modes an operation on `mode` touches.
-    func states(for mode: Mode) -> [ModeState] {
-        mode == .common ? commonModeSet.map(modeState) : [modeState(mode)]
+    func states(for mode: Mode) -> [ModeState] { resolve(mode).states }
+
+    /// Whether `mode` is ``Mode/common``, and the concrete modes it stands for. The last
+    /// answer is kept: adding many items to one mode hashes and compares its name once.
+    func resolve(_ mode: Mode) -> ResolvedMode {
+        if let last = lastResolved, last.mode == mode { return last }
+        let isCommon = mode == .common
+        let resolved = ResolvedMode(
+            mode: mode, isCommon: isCommon, states: isCommon ? commonModeSet.map(modeState) : [modeState(mode)])
+        lastResolved = resolved
+        return resolved
     }
 
     // MARK: Observers
@@ -440,4 +466,12 @@ public final class EVRunLoop: @unchecked Sendable {
     func date(atNanos nanos: Int64) -> Date {
         EVVirtualClock.date(nanoseconds: backend.wallNanos().saturatingAdd(nanos.saturatingSubtract(backend.now().nanoseconds)))
     }
+}
+
+/// A mode as an operation on it touches it: whether it is ``EVRunLoop/Mode/common``, and
+/// the concrete modes' states.
+struct ResolvedMode {
+    let mode: EVRunLoop.Mode
+    let isCommon: Bool
+    let states: [ModeState]
 }

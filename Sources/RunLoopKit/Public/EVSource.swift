@@ -29,16 +29,38 @@ public final class EVSource: @unchecked Sendable {
     // itself; `isReady`, `error` and the mode list are used only on the loop's thread
     // (cross-thread calls go through the loop's inbox).
 
-    /// What a source waits for.
-    public enum Kind: Sendable, Equatable {
+    /// What a source waits for: a manual event, a file descriptor or a POSIX signal.
+    ///
+    /// A struct with static members rather than an enum, so that new kinds of source (a
+    /// process exit, say) can be added without breaking code that inspects a kind.
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        enum Storage: Hashable { case manual, fileDescriptor(Int32), signal(Int32) }
+        let storage: Storage
+
         /// Fires when ``EVSource/signal()`` was called (CF version-0 source).
-        case manual
-        /// Fires when the descriptor is ready to read (`EV_READ`).
-        case readable(fileDescriptor: Int32)
-        /// Fires when the descriptor is ready to write (`EV_WRITE`).
-        case writable(fileDescriptor: Int32)
+        public static let manual = Kind(storage: .manual)
+        /// Fires when the descriptor is ready for the source's ``EVSource/readiness`` (`ev_io`).
+        public static func fileDescriptor(_ fd: Int32) -> Kind { Kind(storage: .fileDescriptor(fd)) }
         /// Fires after the POSIX signal arrived (`ev_signal`).
-        case signal(Int32)
+        public static func signal(_ number: Int32) -> Kind { Kind(storage: .signal(number)) }
+
+        /// The descriptor of a descriptor source; nil for other kinds.
+        public var fileDescriptor: Int32? {
+            if case .fileDescriptor(let fd) = storage { fd } else { nil }
+        }
+        /// The signal number of a signal source; nil for other kinds.
+        public var signalNumber: Int32? {
+            if case .signal(let number) = storage { number } else { nil }
+        }
+
+        /// `manual`, `fileDescriptor(n)` or `signal(n)`.
+        public var description: String {
+            switch storage {
+            case .manual: "manual"
+            case .fileDescriptor(let fd): "fileDescriptor(\(fd))"
+            case .signal(let number): "signal(\(number))"
+            }
+        }
     }
 
     /// What this source waits for.
@@ -53,8 +75,14 @@ public final class EVSource: @unchecked Sendable {
     private let signalTime = Atomic<UInt64>(0)
     /// Validity and the loop the source belongs to, changed together.
     let link = LoopLink()
-    /// Set by the backend during a wait; consumed when the source fires.
+    /// Set when the backend reported the source ready during a wait (the source is then in
+    /// the loop's ready list); consumed when the source fires. Loop thread only.
     var isReady = false
+    /// The slot of the loop's ``WatchTable`` under which the backend watches the source's
+    /// descriptor or signal; -1 while unwatched. Loop thread only.
+    var watchToken = -1
+    /// What a descriptor source waits for (``Readiness`` raw value).
+    private let interest: Atomic<UInt8>
     /// The loop this source was added to.
     var loop: EVRunLoop? { link.loop }
     var modes: [ModeState] = []
@@ -74,9 +102,11 @@ public final class EVSource: @unchecked Sendable {
 
     private init(
         kind: Kind, order: Int, label: String?, descriptorIdentity: (device: UInt, inode: UInt)? = nil,
-        closesDescriptor: Bool = false, handler: @escaping @Sendable (EVSource) -> Void
+        closesDescriptor: Bool = false, readiness: Readiness = [],
+        handler: @escaping @Sendable (EVSource) -> Void
     ) {
         self.kind = kind
+        self.interest = Atomic(readiness.rawValue)
         self.order = order
         self.label = label
         self.descriptorIdentity = descriptorIdentity
@@ -100,12 +130,42 @@ public final class EVSource: @unchecked Sendable {
         self.init(kind: .manual, order: order, label: label, handler: handler)
     }
 
-    /// What a descriptor source waits for.
-    public enum Readiness: Sendable {
+    /// What a descriptor source waits for: ``read``, ``write``, or both (`[.read, .write]`).
+    public struct Readiness: OptionSet, Sendable, Hashable {
+        /// The bits: 1 read, 2 write.
+        public let rawValue: UInt8
+        /// Creates readiness from its bits.
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
         /// Data to read, or end of file (`EV_READ`).
-        case read
+        public static let read = Readiness(rawValue: 1)
         /// Room to write (`EV_WRITE`).
-        case write
+        public static let write = Readiness(rawValue: 2)
+    }
+
+    /// What a descriptor source waits for (empty for other kinds). Setting it on a live
+    /// source changes what the loop watches, in O(1) and without removing the source: a
+    /// writer can wait for `[.read, .write]` while it has output queued and `.read` after.
+    /// Safe from any thread (from another thread, the change reaches the loop at its next
+    /// pass).
+    ///
+    /// - Precondition: the source is a descriptor source and the new value is not empty.
+    ///
+    /// CF has no counterpart beyond `CFFileDescriptorEnableCallBacks` /
+    /// `CFFileDescriptorDisableCallBacks`, which this replaces.
+    public var readiness: Readiness {
+        get { Readiness(rawValue: interest.load(ordering: .acquiring)) }
+        set {
+            require(kind.fileDescriptor != nil,
+                    "EVSource.readiness: only descriptor sources have a readiness, not \(kind)")
+            require(!newValue.isEmpty, "EVSource.readiness: set to [] (use invalidate() to stop the source)")
+            interest.store(newValue.rawValue, ordering: .releasing)
+            guard let loop else { return }
+            if loop.isOwnerThread {
+                loop.updateInterest(of: self)
+            } else {
+                loop.enqueue { loop.updateInterest(of: self) }
+            }
+        }
     }
 
     /// Creates a source that fires when `fileDescriptor` is ready to read or write.
@@ -116,7 +176,8 @@ public final class EVSource: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - fileDescriptor: an open descriptor.
-    ///   - readiness: what to wait for.
+    ///   - readiness: what to wait for: `.read`, `.write` or `[.read, .write]`; changeable
+    ///     later through ``readiness``.
     ///   - closesDescriptor: whether the source owns the descriptor and closes it.
     ///   - label: a name for ``EVRunLoop/Trace``.
     ///   - handler: the callout, given the source.
@@ -134,10 +195,9 @@ public final class EVSource: @unchecked Sendable {
         guard let identity = Self.identity(of: fileDescriptor) else {
             throw EVRunLoop.Error(call: "EVSource(fileDescriptor: \(fileDescriptor)): fstat", errno: errno)
         }
-        let kind: Kind = readiness == .read
-            ? .readable(fileDescriptor: fileDescriptor) : .writable(fileDescriptor: fileDescriptor)
-        self.init(kind: kind, order: 0, label: label, descriptorIdentity: identity,
-                  closesDescriptor: closesDescriptor, handler: handler)
+        require(!readiness.isEmpty, "EVSource(fileDescriptor:for:): readiness is empty")
+        self.init(kind: .fileDescriptor(fileDescriptor), order: 0, label: label, descriptorIdentity: identity,
+                  closesDescriptor: closesDescriptor, readiness: readiness, handler: handler)
     }
 
     /// The device and inode `fd` names, or nil (errno set) if it is not open.
@@ -162,12 +222,7 @@ public final class EVSource: @unchecked Sendable {
     }
 
     /// The descriptor of a descriptor source.
-    var fileDescriptor: Int32? {
-        switch kind {
-        case .readable(let fd), .writable(let fd): fd
-        case .manual, .signal: nil
-        }
-    }
+    var fileDescriptor: Int32? { kind.fileDescriptor }
 
     /// Records that the descriptor is not the source's to close any more: it was closed
     /// elsewhere, and its number may now be another file's.
