@@ -32,6 +32,8 @@ struct Plan: Sendable {
     var machineProcesses: [Int]
     var machineSeconds: Double
     var machineRepetitions: Int
+    /// Machine coalescing: seconds from starting the processes to their common start.
+    var machineLaunch: Double
     /// The peers to measure (all unless `--peers` narrows it, e.g. for profiling).
     var peers: [Peer] = Peer.allCases
 
@@ -41,7 +43,8 @@ struct Plan: Sendable {
         alignedInterval: 1, alignedFires: 4, wakeSamples: 1_000, passes: 200_000,
         memoryTimers: 100_000, descriptorCounts: [10, 8_000], descriptorSamples: 1_000,
         descriptorFeedSeconds: 1, jobBurst: 100_000,
-        machineProcesses: [1, 4, 8], machineSeconds: 8, machineRepetitions: 1)
+        machineProcesses: [1, 4, 8], machineSeconds: 8, machineRepetitions: 1,
+        machineLaunch: 1.5)
 
     /// A smoke test: every workload and peer, one repetition, shorter runs, and no
     /// 100k-timer runs (Foundation needs ~2 s for one pass over 100k due timers and ~10 s to
@@ -52,5 +55,6 @@ struct Plan: Sendable {
         alignedInterval: 0.2, alignedFires: 3, wakeSamples: 200, passes: 20_000,
         memoryTimers: 20_000, descriptorCounts: [10, 8_000], descriptorSamples: 100,
         descriptorFeedSeconds: 0.2, jobBurst: 10_000,
-        machineProcesses: [2], machineSeconds: 2.5, machineRepetitions: 1)
+        machineProcesses: [2], machineSeconds: 2, machineRepetitions: 1,
+        machineLaunch: 0.5)
 }

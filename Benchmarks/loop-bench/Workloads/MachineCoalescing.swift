@@ -70,7 +70,7 @@ enum MachineCoalescing {
         for _ in 0..<plan.machineRepetitions {
             for processes in plan.machineProcesses {
                 for mode in Mode.allCases where plan.peers.contains(mode.peer) {
-                    let outcome = run(mode, processes: processes, seconds: plan.machineSeconds)
+                    let outcome = run(mode, processes: processes, seconds: plan.machineSeconds, launch: plan.machineLaunch)
                     outcomes[processes, default: [:]][mode, default: []].append(outcome)
                     ChartData.shared.add("machine-instants/\(mode.rawValue)", mode.peer, x: Double(processes),
                                          y: outcome.instantsPerSecond)
@@ -121,11 +121,11 @@ enum MachineCoalescing {
         return rows
     }
 
-    /// Runs `processes` children in `mode` for `seconds` from a common start and sums up
-    /// what they printed.
-    static func run(_ mode: Mode, processes: Int, seconds: Double) -> Outcome {
+    /// Runs `processes` children in `mode` for `seconds` from a common start `launch` seconds
+    /// away, and sums up what they printed.
+    static func run(_ mode: Mode, processes: Int, seconds: Double, launch: Double) -> Outcome {
         Quiet.wait()
-        let start = Clock.monotonic() + 1_500_000_000
+        let start = Clock.monotonic() + Int64(launch * 1e9)
         let outputs = Children.run(name, count: processes) { index in
             [mode.rawValue, String(start), String(seconds), String(timers), String(interval), String(tolerance),
              String(UInt64(start) &+ UInt64(index))]
