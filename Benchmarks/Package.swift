@@ -25,6 +25,8 @@ let package = Package(
             name: "loop-bench",
             dependencies: [
                 .product(name: "RunLoopKit", package: "RunLoopKit"),
+                // The line charts of the report (bars and box plots: Charts/SVGChart.swift).
+                .product(name: "SVGPlot", package: "RunLoopKit"),
                 "CLibevBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),

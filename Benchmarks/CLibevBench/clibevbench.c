@@ -127,6 +127,82 @@ int lb_run_timers(int32_t count, double interval, const double *first_after,
     return 0;
 }
 
+// MARK: Machine coalescing
+
+typedef struct {
+    ev_timer watcher;
+    int32_t id;
+    int64_t scheduled;
+    int64_t step;
+} collect_timer;
+
+typedef struct {
+    int64_t *wakes;
+    int64_t wake_capacity;
+    int64_t wake_count;
+    lb_fire_log *log;
+    int64_t *lateness;
+} collect_run;
+
+static void collect_fired(struct ev_loop *loop, ev_timer *w, int revents) {
+    (void)revents;
+    collect_timer *timer = (collect_timer *)w;
+    collect_run *run = ev_userdata(loop);
+    int64_t now = lb_monotonic_ns();
+    while (timer->scheduled + timer->step <= now) timer->scheduled += timer->step;
+    lb_fire_log *log = run->log;
+    if (log->count < log->capacity) {
+        log->ids[log->count] = timer->id;
+        log->times[log->count] = now;
+        run->lateness[log->count] = now - timer->scheduled;
+        log->count++;
+    }
+    timer->scheduled += timer->step;
+}
+
+static void collect_woke(struct ev_loop *loop, ev_check *w, int revents) {
+    (void)w;
+    (void)revents;
+    collect_run *run = ev_userdata(loop);
+    if (run->wake_count < run->wake_capacity) run->wakes[run->wake_count++] = lb_monotonic_ns();
+}
+
+int lb_collect_wakes(int32_t count, double interval, const double *first_after,
+                     double collect_interval, int64_t end_ns,
+                     int64_t *wakes, int64_t wake_capacity, int64_t *wake_count,
+                     lb_fire_log *log, int64_t *lateness) {
+    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+    if (!loop) return -1;
+    if (collect_interval > 0) ev_set_timeout_collect_interval(loop, collect_interval);
+    collect_run run = {wakes, wake_capacity, 0, log, lateness};
+    log->count = 0;
+    ev_set_userdata(loop, &run);
+    collect_timer *timers = calloc((size_t)(count > 0 ? count : 1), sizeof(collect_timer));
+    ev_now_update(loop);
+    int64_t base = lb_monotonic_ns();
+    for (int32_t i = 0; i < count; i++) {
+        timers[i].id = i;
+        timers[i].scheduled = base + (int64_t)(first_after[i] * 1e9);
+        timers[i].step = (int64_t)(interval * 1e9);
+        ev_timer_init(&timers[i].watcher, collect_fired, first_after[i], interval);
+        ev_timer_start(loop, &timers[i].watcher);
+    }
+    ev_check check;
+    ev_check_init(&check, collect_woke);
+    ev_check_start(loop, &check);
+    ev_timer stop;
+    ev_timer_init(&stop, run_over, (double)(end_ns - lb_monotonic_ns()) / 1e9, 0.);
+    ev_timer_start(loop, &stop);
+    ev_run(loop, 0);
+    *wake_count = run.wake_count;
+    for (int32_t i = 0; i < count; i++) ev_timer_stop(loop, &timers[i].watcher);
+    ev_check_stop(loop, &check);
+    ev_timer_stop(loop, &stop);
+    free(timers);
+    ev_loop_destroy(loop);
+    return 0;
+}
+
 static void never_fired(struct ev_loop *loop, ev_timer *w, int revents) {
     (void)loop;
     (void)w;

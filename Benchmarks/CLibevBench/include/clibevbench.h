@@ -95,6 +95,19 @@ int lb_descriptors(int32_t count, const int32_t *read_fds, int32_t active_write_
                    int32_t samples, double gap_seconds, double feed_seconds,
                    int64_t *add_ns, int64_t *latencies, int64_t *feeds, int64_t *feed_wall_ns);
 
+/// One process of the machine-coalescing workload: `count` repeating `ev_timer`s of
+/// `interval` (s), timer i first firing `first_after[i]` s after the call, with
+/// `ev_set_timeout_collect_interval(collect_interval)`, run until the monotonic instant
+/// `end_ns`. Stores each wake (an `ev_check` callout: one per return from the poll) in
+/// `wakes` (monotonic ns, up to `wake_capacity`; `*wake_count` is how many), and in `log`
+/// each fire (up to its capacity), with `lateness[i]` (capacity as `log`'s) the fire's
+/// lateness (ns) after its scheduled date (a late repeating timer counts from the last date
+/// it missed, as CF does). Returns 0, or -1 if the loop could not be created.
+int lb_collect_wakes(int32_t count, double interval, const double *first_after,
+                     double collect_interval, int64_t end_ns,
+                     int64_t *wakes, int64_t wake_capacity, int64_t *wake_count,
+                     lb_fire_log *log, int64_t *lateness);
+
 /// Creates a loop holding `count` started `ev_timer`s (one hour away), for memory
 /// measurements; NULL on failure. Release with `lb_timer_set_destroy`.
 void *lb_timer_set_create(int32_t count);

@@ -83,6 +83,10 @@ enum BenchmarksFile {
           per-timer tolerance, only the loop-wide `ev_set_timeout_collect_interval`.
         - CF's `CFRunLoopPerformBlock` (behind `RunLoop.perform`) does not wake the loop;
           the Foundation perform row calls `CFRunLoopWakeUp` after it.
+        - The machine workload counts each process's wakes itself (RunLoopKit: an
+          `afterWaiting` observer; libev: an `ev_check` watcher; Dispatch: handler batches more
+          than 200 µs apart), not context switches, so that the wakes of P processes can be
+          lined up in time; each of its figures is one run of P processes, not a median.
 
         """
         return text

@@ -1,4 +1,5 @@
 import Foundation
+import SVGPlot
 
 /// The charts `--write` draws next to the report, from what the workloads collected in
 /// ``ChartData``: CPU per fire against N, wakes/s at tolerance 0 and 0.1 s, and lateness
@@ -58,7 +59,31 @@ enum Charts {
                                  yLabel: "", logX: true, content: .boxes(boxes))
             charts.append(Chart(slug: slug, caption: title + " (one repetition per peer)", svg: chart.render()))
         }
+        if let machine = machineChart(data) { charts.append(machine) }
         return charts
+    }
+
+    /// The machine's wakes against the number of processes (a line chart drawn with
+    /// SVGPlot; Dispatch left out: ~1,000 wakes/s would flatten the other lines).
+    private static func machineChart(_ data: ChartData) -> Chart? {
+        let modes: [MachineCoalescing.Mode] = [.sharedGrid, .perLoop, .libev]
+        func chart(_ key: String, _ title: String) -> SVGPlot.Chart {
+            let series = modes.compactMap { mode -> SVGPlot.Chart.Series? in
+                guard let points = data.series("\(key)/\(mode.rawValue)")[mode.peer], !points.isEmpty else { return nil }
+                // Repetitions of one P: their mean.
+                let byP = Dictionary(grouping: points, by: \.x).map { x, list in
+                    SVGPlot.Chart.Point(x: x, y: list.map(\.y).reduce(0, +) / Double(list.count))
+                }
+                return SVGPlot.Chart.Series(label: mode.label, points: byP.sorted { $0.x < $1.x })
+            }
+            return SVGPlot.Chart(title: title, xLabel: "processes P", yLabel: "wakes/s, whole machine", series: series)
+        }
+        let instants = chart("machine-instants", "Distinct wake instants/s (1 ms)")
+        let clusters = chart("machine-clusters", "Wake clusters/s (5 ms)")
+        guard !instants.series.isEmpty else { return nil }
+        let figure = Figure(title: "P processes × 1,000 timers of 0.2 s, tolerance 0.1 s", charts: [instants, clusters])
+        return Chart(slug: "machine-wakes", caption: "The machine's wakes against the number of processes (Dispatch: see the table)",
+                     svg: figure.svg())
     }
 
     /// `BENCHMARKS-<slug>.svg` in the report's folder.

@@ -5,20 +5,9 @@ import Foundation
 /// The benchmark's driver is synchronous; this is how it starts and joins the workloads of
 /// the peers that live in Swift concurrency.
 func blockingAwait<Result: Sendable>(_ body: @escaping @Sendable () async -> Result) -> Result {
-    let handoff = AsyncHandoff<Result>()
-    Task.detached {
-        handoff.result = await body()
-        handoff.done.signal()
-    }
-    handoff.done.wait()
-    return handoff.result!
-}
-
-/// The result of a task, handed to the waiting thread.
-private final class AsyncHandoff<Result>: @unchecked Sendable {
-    // Safe: `result` is written once before `done.signal()` and read only after `done.wait()`.
-    var result: Result?
-    let done = DispatchSemaphore(value: 0)
+    let handoff = Handoff<Result>()
+    Task.detached { handoff.deliver(await body()) }
+    return handoff.wait()
 }
 
 /// Sleeps the calling thread (not a task) for `seconds`.

@@ -1,9 +1,8 @@
 import Synchronization
 
-/// A counter bumped by callouts on one loop thread.
-final class Counter: @unchecked Sendable {
-    // Safe: incremented only by callouts of one loop on its own thread (or of one serial
-    // queue); read on that thread or after the work handed its result back.
+/// A counter bumped by callouts on the thread that made it (not `Sendable`: a `@Sendable`
+/// callout reaches it through `EVRunLoop.isolated`, which checks the thread).
+final class Counter {
     var value = 0
 }
 
@@ -14,6 +13,10 @@ final class AtomicCounter: Sendable {
     /// Adds one.
     @inline(__always)
     func increment() { storage.add(1, ordering: .relaxed) }
+
+    /// Adds one and returns the new count.
+    @inline(__always)
+    func incremented() -> Int { storage.add(1, ordering: .relaxed).newValue }
 
     /// The count so far.
     var value: Int { storage.load(ordering: .relaxed) }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Runs `body` on a new thread and waits for its result.
 ///
@@ -7,20 +8,26 @@ import Foundation
 /// and per-thread counters (`getrusage(RUSAGE_THREAD)`) that see only its own work.
 func onFreshThread<Result: Sendable>(_ body: @escaping @Sendable () -> Result) -> Result {
     let handoff = Handoff<Result>()
-    let thread = Thread {
-        handoff.result = body()
-        handoff.done.signal()
-    }
+    let thread = Thread { handoff.deliver(body()) }
     thread.stackSize = 8 << 20
     thread.start()
-    handoff.done.wait()
-    return handoff.result!
+    return handoff.wait()
 }
 
-/// The result of a thread, handed to the waiting thread.
-private final class Handoff<Result>: @unchecked Sendable {
-    // Safe: `result` is written once by the worker before `done.signal()` and read by the
-    // waiter only after `done.wait()`, which orders the two.
-    var result: Result?
-    let done = DispatchSemaphore(value: 0)
+/// One value handed from one thread (or task) to another that blocks until it arrives.
+final class Handoff<Value: Sendable>: Sendable {
+    private let value = Mutex<Value?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Hands `value` over; call once.
+    func deliver(_ value: Value) {
+        self.value.withLock { $0 = value }
+        done.signal()
+    }
+
+    /// Blocks until ``deliver(_:)`` was called and returns its value.
+    func wait() -> Value {
+        done.wait()
+        return value.withLock { $0! }
+    }
 }

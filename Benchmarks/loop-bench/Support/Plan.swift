@@ -27,6 +27,13 @@ struct Plan: Sendable {
     var descriptorFeedSeconds: Double
     /// Jobs: closures (or actor calls) per CPU burst.
     var jobBurst: Int
+    /// Machine coalescing: process counts, seconds per run (the window is 1.5 s shorter),
+    /// and repetitions (each run takes all its processes' seconds).
+    var machineProcesses: [Int]
+    var machineSeconds: Double
+    var machineRepetitions: Int
+    /// Machine coalescing: seconds from starting the processes to their common start.
+    var machineLaunch: Double
     /// The peers to measure (all unless `--peers` narrows it, e.g. for profiling).
     var peers: [Peer] = Peer.allCases
 
@@ -35,7 +42,9 @@ struct Plan: Sendable {
         scheduleCounts: [10_000, 100_000], coalescingSeconds: 4, precisionFires: 300,
         alignedInterval: 1, alignedFires: 4, wakeSamples: 1_000, passes: 200_000,
         memoryTimers: 100_000, descriptorCounts: [10, 8_000], descriptorSamples: 1_000,
-        descriptorFeedSeconds: 1, jobBurst: 100_000)
+        descriptorFeedSeconds: 1, jobBurst: 100_000,
+        machineProcesses: [1, 4, 8], machineSeconds: 8, machineRepetitions: 1,
+        machineLaunch: 1.5)
 
     /// A smoke test: every workload and peer, one repetition, shorter runs, and no
     /// 100k-timer runs (Foundation needs ~2 s for one pass over 100k due timers and ~10 s to
@@ -45,5 +54,7 @@ struct Plan: Sendable {
         scheduleCounts: [10_000], coalescingSeconds: 1.2, precisionFires: 50,
         alignedInterval: 0.2, alignedFires: 3, wakeSamples: 200, passes: 20_000,
         memoryTimers: 20_000, descriptorCounts: [10, 8_000], descriptorSamples: 100,
-        descriptorFeedSeconds: 0.2, jobBurst: 10_000)
+        descriptorFeedSeconds: 0.2, jobBurst: 10_000,
+        machineProcesses: [2], machineSeconds: 2, machineRepetitions: 1,
+        machineLaunch: 0.5)
 }

@@ -49,6 +49,7 @@ struct TimerRun: Sendable {
     private func runLoopKit(log: FireLog?) -> Outcome {
         let loop = EVRunLoop.current
         let counter = Counter()
+        let fired: @Sendable () -> Void = EVRunLoop.isolated { counter.value += 1 }
         let start = Clock.pairedNow()
         var timers: [EVTimer] = []
         timers.reserveCapacity(firstAfter.count)
@@ -58,13 +59,11 @@ struct TimerRun: Sendable {
             if let log {
                 let id = Int32(index)
                 timer = EVTimer(fireAt: date, interval: interval, repeats: true, tolerance: tolerance) { _ in
-                    counter.value += 1
+                    fired()
                     log.record(id)
                 }
             } else {
-                timer = EVTimer(fireAt: date, interval: interval, repeats: true, tolerance: tolerance) { _ in
-                    counter.value += 1
-                }
+                timer = EVTimer(fireAt: date, interval: interval, repeats: true, tolerance: tolerance) { _ in fired() }
             }
             loop.add(timer, forMode: .default)
             timers.append(timer)
@@ -99,6 +98,8 @@ struct TimerRun: Sendable {
     private func foundation(log: FireLog?) -> Outcome {
         let runLoop = RunLoop.current
         let counter = Counter()
+        // Foundation calls a timer's block on the thread that runs the loop: this one.
+        let fired: @Sendable () -> Void = EVRunLoop.isolated { counter.value += 1 }
         let start = Clock.pairedNow()
         var timers: [Timer] = []
         timers.reserveCapacity(firstAfter.count)
@@ -108,11 +109,11 @@ struct TimerRun: Sendable {
             if let log {
                 let id = Int32(index)
                 timer = Timer(fire: date, interval: interval, repeats: true) { _ in
-                    counter.value += 1
+                    fired()
                     log.record(id)
                 }
             } else {
-                timer = Timer(fire: date, interval: interval, repeats: true) { _ in counter.value += 1 }
+                timer = Timer(fire: date, interval: interval, repeats: true) { _ in fired() }
             }
             timer.tolerance = tolerance
             runLoop.add(timer, forMode: .default)

@@ -2,13 +2,14 @@ import Foundation
 import Synchronization
 
 /// Send times and latencies shared between the sending thread and the loop thread.
-final class WakeProbe: @unchecked Sendable {
-    // Safe: `latencies[i]` is written by the loop thread before `handled` becomes i + 1
-    // (release) and read after the sender finished (`joinSender`); the rest is atomic.
+final class WakeProbe: Sendable {
     let samples: Int
     /// Seconds the sender sleeps before each send, so the loop is asleep again.
     let gap: Double
-    var latencies: [Int64]
+    /// Written by the loop thread (after the latency is read), read by the measuring thread.
+    private let recorded: Mutex<[Int64]>
+    /// The latencies recorded so far (ns).
+    var latencies: [Int64] { recorded.withLock { $0 } }
     let sentAt = Atomic<Int64>(0)
     let handled = Atomic<Int>(0)
     private let senderDone = DispatchSemaphore(value: 0)
@@ -16,7 +17,7 @@ final class WakeProbe: @unchecked Sendable {
     init(samples: Int, gap: Double) {
         self.samples = samples
         self.gap = gap
-        latencies = Array(repeating: 0, count: samples)
+        recorded = Mutex(Array(repeating: 0, count: samples))
     }
 
     /// On the loop thread, in the callout: records the latency of the pending send, if
@@ -26,7 +27,7 @@ final class WakeProbe: @unchecked Sendable {
         let sent = sentAt.exchange(0, ordering: .acquiringAndReleasing)
         guard sent != 0 else { return false }
         let index = handled.load(ordering: .relaxed)
-        latencies[index] = now - sent
+        recorded.withLock { $0[index] = now - sent }
         handled.store(index + 1, ordering: .releasing)
         return index + 1 == samples
     }

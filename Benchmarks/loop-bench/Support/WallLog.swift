@@ -1,24 +1,25 @@
-/// Wall-clock times of the callouts of one peer.
-final class WallLog: @unchecked Sendable {
-    // Safe: written by one callout at a time (a loop thread, a serial queue, one task), each
-    // ordered after the previous one; read after the run handed its result back.
-    let times: UnsafeMutablePointer<Int64>
+import Synchronization
+
+/// Wall-clock times of the callouts of one peer: recorded by callouts on a loop thread, a
+/// serial queue or a task (which may resume on another thread), read by the measuring thread.
+final class WallLog: Sendable {
+    private let times = Mutex<[Int64]>([])
     let capacity: Int
-    var count = 0
 
-    init(capacity: Int) {
-        self.capacity = capacity
-        times = .allocate(capacity: capacity)
-    }
+    init(capacity: Int) { self.capacity = capacity }
 
-    deinit { times.deallocate() }
-
-    /// Records the wall clock now; returns how many are recorded.
+    /// Records the wall clock now (up to `capacity` times); returns how many are recorded.
     func record() -> Int {
-        if count < capacity {
-            times[count] = Clock.realtime()
-            count += 1
+        let now = Clock.realtime()
+        return times.withLock { times in
+            if times.count < capacity { times.append(now) }
+            return times.count
         }
-        return count
     }
+
+    /// How many times are recorded.
+    var count: Int { times.withLock { $0.count } }
+
+    /// The recorded times (ns since 1970).
+    var values: [Int64] { times.withLock { $0 } }
 }

@@ -61,9 +61,10 @@ enum AlignedPhase {
             loop.run()
             timer.invalidate()
         case .libev:
-            let status = lb_aligned(interval, Int32(fires), log.times)
+            var times = [Int64](repeating: 0, count: fires)
+            let status = lb_aligned(interval, Int32(fires), &times)
             precondition(status == 0, "lb_aligned: ev_loop_new failed")
-            log.count = fires
+            return times
         case .foundation:
             let now = Date().timeIntervalSince1970
             let next = Date(timeIntervalSince1970: ((now / interval).rounded(.down) + 1) * interval)
@@ -113,6 +114,6 @@ enum AlignedPhase {
                 }
             }
         }
-        return Array(UnsafeBufferPointer(start: log.times, count: log.count))
+        return log.values
     }
 }

@@ -1,11 +1,16 @@
 import AsyncAlgorithms
 import Foundation
+import RunLoopKit
 
 /// Workload 10: 1,000 tasks, each looping on a 0.2 s sleep with 0.1 s tolerance, started at
 /// random phases: `Task.sleep(for:tolerance:)` (lateness: the wake after the instant asked,
 /// each sleep measured from just before it) versus an `AsyncTimerSequence` per task
-/// (lateness against its grid). Wakes/s are the voluntary context switches of the process
-/// (the pool's threads and Dispatch's manager thread). `loop.clock` comes with issue 12.
+/// (lateness against its grid) versus RunLoopKit's `loop.clock.sleep(for:tolerance:)` (the
+/// loop running on a thread of its own; lateness measured as for Task.sleep). The tasks run
+/// on the cooperative pool; one more RunLoopKit row has them prefer the loop
+/// (`Task(executorPreference: loop)`), so that a sleep resumes on the loop's thread. Wakes/s
+/// are the voluntary context switches of the process (the pool's threads, Dispatch's
+/// manager thread, the loop's thread).
 enum AsyncSleeps {
     static let name = "sleeps"
     static let count = 1_000
@@ -19,9 +24,12 @@ enum AsyncSleeps {
         .nio: "no Clock: a sleep there is a scheduled task's future",
     ]
 
-    // ISSUE 12: when `loop.clock` exists, measure `try await loop.clock.sleep(for:tolerance:)`
-    // in `run` like Task.sleep and drop this.
-    static let pending: [Peer: String] = [.runLoopKit: "issue 12 (loop.clock)"]
+    /// How the tasks sleep.
+    private enum Sleeper {
+        case taskSleep, timerSequence
+        /// `loop.clock.sleep`, from tasks on the pool or preferring the loop.
+        case loopClock(onLoop: Bool)
+    }
 
     static func measure(_ plan: Plan) -> [Row] {
         var random = SeededRandom(seed: 12)
@@ -32,10 +40,21 @@ enum AsyncSleeps {
         var lateMedian: [Peer: [Double]] = [:]
         var lateMax: [Peer: [Double]] = [:]
         var beyond: [Peer: [Double]] = [:]
+        var early: [Peer: [Double]] = [:]
+        var onLoop: [Peer: [[Double]]] = [:]
+        // RunLoopKit's loop's own wakeups/s (`statistics.wakeups`): tasks on the pool, on the loop.
+        var ownWakeups: [[Double]] = [[], []]
+        let capacity = Int(Double(count) / interval * (plan.coalescingSeconds + 1.5))
         for _ in 0..<plan.repetitions {
-            for peer in plan.peers where [.taskSleep, .timerSequence].contains(peer) {
-                let log = FireLog(capacity: Int(Double(count) / interval * (plan.coalescingSeconds + 1.5)))
-                let stats = run(peer, phases: phases, seconds: plan.coalescingSeconds, log: log)
+            for peer in plan.peers where [.runLoopKit, .taskSleep, .timerSequence].contains(peer) {
+                let sleeper: Sleeper = switch peer {
+                case .taskSleep: .taskSleep
+                case .timerSequence: .timerSequence
+                default: .loopClock(onLoop: false)
+                }
+                let log = FireLog(capacity: capacity)
+                let (stats, loopWakeups) = run(sleeper, phases: phases, seconds: plan.coalescingSeconds, log: log)
+                if peer == .runLoopKit { ownWakeups[0].append(loopWakeups) }
                 let lateness = Summary(log.values.map(Double.init))
                 wakes[peer, default: []].append(stats.switchesPerSecond)
                 cpu[peer, default: []].append(stats.cpuPercent)
@@ -44,30 +63,72 @@ enum AsyncSleeps {
                 lateMax[peer, default: []].append(lateness.max / 1e3)
                 beyond[peer, default: []].append(
                     Double(lateness.values.filter { $0 > tolerance * 1e9 }.count) / Double(Swift.max(lateness.values.count, 1)) * 100)
+                early[peer, default: []].append(Double(lateness.values.filter { $0 < 0 }.count))
+            }
+            if plan.peers.contains(.runLoopKit) {
+                let log = FireLog(capacity: capacity)
+                let (stats, loopWakeups) = run(.loopClock(onLoop: true), phases: phases, seconds: plan.coalescingSeconds, log: log)
+                ownWakeups[1].append(loopWakeups)
+                let lateness = Summary(log.values.map(Double.init))
+                let figures = [stats.switchesPerSecond, stats.cpuPercent, lateness.max / 1e3]
+                for (index, value) in figures.enumerated() {
+                    onLoop[.runLoopKit, default: Array(repeating: [], count: figures.count)][index].append(value)
+                }
             }
         }
-        func row(_ metric: String, _ unit: String, better: Row.Better = .lower, _ values: [Peer: [Double]]) -> Row {
-            Row.make(name, metric, unit: unit, better: better, values: values, unavailable: unavailable, pending: pending)
+        func row(_ metric: String, _ unit: String, better: Row.Better = .lower, goal: String? = nil, _ values: [Peer: [Double]]) -> Row {
+            Row.make(name, metric, unit: unit, better: better, goal: goal, values: values, unavailable: unavailable)
         }
+        func loopRow(_ metric: String, _ unit: String, better: Row.Better = .lower, _ index: Int) -> Row {
+            let values = onLoop.mapValues { $0[index] }
+            let others = Dictionary(uniqueKeysWithValues: Peer.others.map { ($0, "RunLoopKit only: the tasks prefer its loop") })
+            return Row.make(name, metric, unit: unit, better: better, values: values, unavailable: others)
+        }
+        func ownRow(_ metric: String, _ values: [Double]) -> Row {
+            let others = Dictionary(uniqueKeysWithValues: Peer.others.map { ($0, "RunLoopKit only: its loop's counter") })
+            return Row.make(name, metric, unit: "wakes/s", values: values.isEmpty ? [:] : [.runLoopKit: values], unavailable: others)
+        }
+        var wakeRow = row("wakes/s (voluntary context switches), 1,000 tasks (RunLoopKit: loop.clock, tasks on the pool)",
+                          "wakes/s", goal: "≤ 11 wakes/s", wakes)
+        wakeRow.goalMet = wakeRow.cells[.runLoopKit]?.summary.map { $0.median <= 11 }
         return [
-            row("wakes/s (voluntary context switches), 1,000 tasks", "wakes/s", wakes),
+            wakeRow,
             row("sleeps/s ended (asked 5,000)", "sleeps/s", better: .neither, sleeps),
             row("CPU, 1,000 sleeping tasks", "%", cpu),
             row("lateness median (tolerance 0.1 s)", "µs", better: .neither, lateMedian),
             row("lateness max (tolerance 0.1 s)", "µs", better: .neither, lateMax),
             row("sleeps later than their tolerance", "%", beyond),
+            row("sleeps ended before their deadline", "sleeps", early),
+            ownRow("loop.clock, tasks on the pool: the loop thread's own wakeups/s (statistics.wakeups)", ownWakeups[0]),
+            loopRow("loop.clock, tasks preferring the loop (Task(executorPreference: loop)): wakes/s", "wakes/s", 0),
+            ownRow("loop.clock, tasks preferring the loop: the loop thread's own wakeups/s", ownWakeups[1]),
+            loopRow("loop.clock, tasks preferring the loop: CPU", "%", 1),
+            loopRow("loop.clock, tasks preferring the loop: lateness max", "µs", better: .neither, 2),
         ]
     }
 
     /// Runs the tasks for `seconds` (after one interval to settle) and returns the window's
     /// counters; `log` gets each sleep's lateness (ns).
-    private static func run(_ peer: Peer, phases: [Double], seconds: Double, log: FireLog) -> RunStats {
+    private static func run(_ sleeper: Sleeper, phases: [Double], seconds: Double, log: FireLog) -> (RunStats, loopWakeups: Double) {
         Quiet.wait()
         let ended = AtomicCounter()
+        let loop: EVRunLoop? = if case .loopClock = sleeper { LoopThread.startRunning() } else { nil }
         let tasks = phases.map { phase in
-            Task.detached {
+            let body: @Sendable () async -> Void = {
                 try? await Task.sleep(for: .seconds(double: phase))
-                if peer == .taskSleep {
+                if let loop {
+                    let clock = loop.clock
+                    while !Task.isCancelled {
+                        let asked = Clock.monotonic() + Int64(interval * 1e9)
+                        do {
+                            try await clock.sleep(for: .seconds(double: interval), tolerance: .seconds(double: tolerance))
+                        } catch {
+                            return
+                        }
+                        ended.increment()
+                        log.record(0, value: Clock.monotonic() - asked)
+                    }
+                } else if case .taskSleep = sleeper {
                     while !Task.isCancelled {
                         let asked = Clock.monotonic() + Int64(interval * 1e9)
                         do {
@@ -88,15 +149,22 @@ enum AsyncSleeps {
                     }
                 }
             }
+            if case .loopClock(onLoop: true) = sleeper, let loop {
+                return Task(executorPreference: loop, operation: body)
+            }
+            return Task.detached(operation: body)
         }
         sleepThread(interval)
         let before = ended.value
+        let wakeupsBefore = loop.map { $0.statisticsFromAnyThread().wakeups } ?? 0
         let window = ProcessWindow()
         sleepThread(seconds)
         let (cpu, wall, switches) = window.end()
+        let loopWakeups = Double((loop.map { $0.statisticsFromAnyThread().wakeups } ?? 0) - wakeupsBefore) / (Double(wall) / 1e9)
         let count = ended.value - before
         for task in tasks { task.cancel() }
         blockingAwait { for task in tasks { await task.value } }
-        return RunStats(fires: count, cpuNanos: cpu, wallNanos: wall, voluntarySwitches: switches)
+        loop?.stop()
+        return (RunStats(fires: count, cpuNanos: cpu, wallNanos: wall, voluntarySwitches: switches), loopWakeups)
     }
 }

@@ -70,11 +70,10 @@ enum CrossThreadWake {
             loop.run()
             keepAlive.invalidate()
         case .libev:
-            probe.latencies.withUnsafeMutableBufferPointer { buffer in
-                let status = lb_cross_thread_wake(Int32(samples), gap, buffer.baseAddress)
-                precondition(status == 0, "lb_cross_thread_wake failed")
-            }
-            return probe.latencies.map(Double.init)
+            var latencies = [Int64](repeating: 0, count: samples)
+            let status = lb_cross_thread_wake(Int32(samples), gap, &latencies)
+            precondition(status == 0, "lb_cross_thread_wake failed")
+            return latencies.map(Double.init)
         case .foundation:
             let runLoop = Shared(RunLoop.current)
             let cfLoop = Shared(CFRunLoopGetCurrent()!)

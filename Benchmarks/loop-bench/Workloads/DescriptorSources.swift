@@ -74,8 +74,7 @@ enum DescriptorSources {
 
     /// The handler of the active pipe, shared by every peer: in the latency phase it notes
     /// the latency of the byte it read; in the feeding phase it counts and writes one back.
-    final class Active: @unchecked Sendable {
-        // Safe: `probe` is thread-safe (``WakeProbe``); `feeds` and `feeding` are atomic.
+    final class Active: Sendable {
         let probe: WakeProbe
         let writeEnd: Int32
         let feeding = Atomic<Bool>(false)
@@ -227,8 +226,8 @@ enum DescriptorSources {
     }
 
     /// NIO's handler of the active pipe.
-    final class ActiveHandler: ChannelInboundHandler, @unchecked Sendable {
-        // Safe: used only on the event loop's thread, by its pipeline.
+    /// Made and used on the event loop's thread (`syncOperations`), so not `Sendable`.
+    final class ActiveHandler: ChannelInboundHandler {
         typealias InboundIn = ByteBuffer
         let active: Active
         let done: DispatchSemaphore

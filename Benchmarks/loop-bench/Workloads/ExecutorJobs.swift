@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import NIOCore
 import RunLoopKit
+import Synchronization
 
 /// Workload 9: jobs sent to a loop or executor from another thread.
 ///
@@ -12,9 +13,12 @@ import RunLoopKit
 ///   Latency: one job at a time, `gap` after the previous one ran (the target asleep).
 ///   CPU per job: `burst` jobs sent back to back, process CPU from the first send to the
 ///   last job run (sender and runner both), divided by the jobs.
-/// - Swift jobs on a serial executor: an actor pinned to the executor, its method awaited
-///   from a task on the global executor (each call hops there and back). NIO's loop is a
-///   `SerialExecutor`; RunLoopKit's executor comes with issue 11.
+/// - Swift jobs on a serial executor: an actor pinned to the executor (RunLoopKit:
+///   `loop.asUnownedSerialExecutor()`; NIO: `loop.executor`), its method awaited from a task
+///   on the global executor (each call hops there and back).
+/// - Tasks started from another thread: RunLoopKit `Task(executorPreference: loop)` (the
+///   loop as a `TaskExecutor`) against `Task.detached` on the global executor; latency from
+///   the sender's call to the task's first line, and CPU per task in a burst.
 enum ExecutorJobs {
     static let name = "jobs"
     static let gap = 0.0005
@@ -32,9 +36,13 @@ enum ExecutorJobs {
         .timerSequence: "a timer sequence runs no jobs",
     ]
 
-    // ISSUE 11: when EVRunLoop is a SerialExecutor, measure it in `actorLatencies` and
-    // `actorBurst` like NIO (an actor whose unownedExecutor is the loop) and drop this.
-    static let actorPending: [Peer: String] = [.runLoopKit: "issue 11 (RunLoopKit's executor)"]
+    static let taskUnavailable: [Peer: String] = [
+        .libev: "no executor",
+        .foundation: "RunLoop is no executor",
+        .dispatch: "Linux's Dispatch queues are no TaskExecutor",
+        .nio: "measured as an actor's SerialExecutor (rows above)",
+        .timerSequence: "a timer sequence runs no jobs",
+    ]
 
     static func measure(_ plan: Plan) -> [Row] {
         var medians: [Peer: [Double]] = [:]
@@ -42,6 +50,8 @@ enum ExecutorJobs {
         var cpu: [Peer: [Double]] = [:]
         var actorMedians: [Peer: [Double]] = [:]
         var actorCPU: [Peer: [Double]] = [:]
+        var taskMedians: [Peer: [Double]] = [:]
+        var taskCPU: [Peer: [Double]] = [:]
         for _ in 0..<plan.repetitions {
             for peer in plan.peers where closureUnavailable[peer] == nil {
                 let latency = Summary(closureLatencies(peer, samples: plan.wakeSamples))
@@ -49,10 +59,15 @@ enum ExecutorJobs {
                 p99s[peer, default: []].append(latency.percentile(99) / 1e3)
                 cpu[peer, default: []].append(closureBurst(peer, jobs: plan.jobBurst))
             }
-            if plan.peers.contains(.nio) {
-                let latency = Summary(actorLatencies(samples: plan.wakeSamples))
-                actorMedians[.nio, default: []].append(latency.median / 1e3)
-                actorCPU[.nio, default: []].append(actorBurst(jobs: plan.jobBurst))
+            for peer in plan.peers where [.runLoopKit, .nio].contains(peer) {
+                let latency = Summary(actorLatencies(peer, samples: plan.wakeSamples))
+                actorMedians[peer, default: []].append(latency.median / 1e3)
+                actorCPU[peer, default: []].append(actorBurst(peer, jobs: plan.jobBurst))
+            }
+            for peer in plan.peers where [.runLoopKit, .taskSleep].contains(peer) {
+                let latency = Summary(taskLatencies(peer, samples: plan.wakeSamples))
+                taskMedians[peer, default: []].append(latency.median / 1e3)
+                taskCPU[peer, default: []].append(taskBurst(peer, jobs: plan.jobBurst))
             }
         }
         var medianRow = Row.make(name, "closure from another thread → runs, latency median", unit: "µs",
@@ -65,9 +80,13 @@ enum ExecutorJobs {
             Row.make(name, "CPU per closure job, \(plan.jobBurst.grouped) sent back to back", unit: "ns", values: cpu,
                      unavailable: closureUnavailable),
             Row.make(name, "actor call on the loop's SerialExecutor from a pool task, latency median", unit: "µs",
-                     values: actorMedians, unavailable: actorUnavailable, pending: actorPending),
+                     values: actorMedians, unavailable: actorUnavailable),
             Row.make(name, "CPU per actor call on the loop's SerialExecutor, \(plan.jobBurst.grouped) awaited in a row (a hop there and back each)",
-                     unit: "ns", values: actorCPU, unavailable: actorUnavailable, pending: actorPending),
+                     unit: "ns", values: actorCPU, unavailable: actorUnavailable),
+            Row.make(name, "task started from another thread → first line runs, latency median (RunLoopKit: Task(executorPreference: loop); Task.sleep column: Task.detached)",
+                     unit: "µs", values: taskMedians, unavailable: taskUnavailable),
+            Row.make(name, "CPU per task started from another thread, \(plan.jobBurst.grouped) started back to back",
+                     unit: "ns", values: taskCPU, unavailable: taskUnavailable),
         ]
     }
 
@@ -111,14 +130,9 @@ enum ExecutorJobs {
         var finish: () -> Void = {}
         switch peer {
         case .runLoopKit:
-            let loop = LoopThread.start { loop in
-                let keepAlive = EVTimer(interval: 3600, repeats: false) { _ in }
-                loop.add(keepAlive, forMode: .default)
-                loop.run()
-                keepAlive.invalidate()
-            }
-            send = { job in loop.value.perform(job) }
-            finish = { loop.value.stop() }
+            let loop = LoopThread.startRunning()
+            send = { job in loop.perform(job) }
+            finish = { loop.stop() }
         case .foundation:
             let loop = LoopThread.startFoundation()
             send = { job in
@@ -145,9 +159,23 @@ enum ExecutorJobs {
         return Double(cpu) / Double(jobs)
     }
 
-    /// Latencies (ns) of actor calls on NIO's executor, one at a time, from a pool task.
-    private static func actorLatencies(samples: Int) -> [Double] {
-        let actor = LoopActor(loop: NIOLoop.loop)
+    /// An actor pinned to `peer`'s serial executor, and what stops that executor afterwards.
+    private static func pinnedActor(_ peer: Peer) -> (LoopActor, finish: () -> Void) {
+        switch peer {
+        case .runLoopKit:
+            let loop = LoopThread.startRunning()
+            return (LoopActor(loop: loop), { loop.stop() })
+        case .nio:
+            return (LoopActor(nio: NIOLoop.loop), {})
+        default:
+            fatalError("loop-bench jobs: \(peer.rawValue) has no serial executor")
+        }
+    }
+
+    /// Latencies (ns) of actor calls on `peer`'s executor, one at a time, from a pool task.
+    private static func actorLatencies(_ peer: Peer, samples: Int) -> [Double] {
+        let (actor, finish) = pinnedActor(peer)
+        defer { finish() }
         return blockingAwait {
             var latencies: [Double] = []
             for _ in 0..<samples {
@@ -158,9 +186,10 @@ enum ExecutorJobs {
         }
     }
 
-    /// CPU ns per actor call on NIO's executor, `jobs` calls awaited in a row.
-    private static func actorBurst(jobs: Int) -> Double {
-        let actor = LoopActor(loop: NIOLoop.loop)
+    /// CPU ns per actor call on `peer`'s executor, `jobs` calls awaited in a row.
+    private static func actorBurst(_ peer: Peer, jobs: Int) -> Double {
+        let (actor, finish) = pinnedActor(peer)
+        defer { finish() }
         Quiet.wait()
         let window = ProcessWindow()
         // The results are summed and kept, so that the calls cannot be optimised away.
@@ -172,15 +201,63 @@ enum ExecutorJobs {
         withExtendedLifetime(total) {}
         return Double(window.end().cpuNanos) / Double(jobs)
     }
+
+    /// Starts a task the way `peer` does: on a running RunLoopKit loop as its task executor,
+    /// or detached on the global executor. Returns the starter and what stops the loop.
+    private static func taskStarter(_ peer: Peer) -> (start: @Sendable (@escaping @Sendable () -> Void) -> Void, finish: () -> Void) {
+        switch peer {
+        case .runLoopKit:
+            let loop = LoopThread.startRunning()
+            return ({ job in Task(executorPreference: loop) { job() } }, { loop.stop() })
+        case .taskSleep:
+            return ({ job in Task.detached { job() } }, {})
+        default:
+            fatalError("loop-bench jobs: \(peer.rawValue) starts no tasks")
+        }
+    }
+
+    /// Latencies (ns) of tasks started one at a time from a sender thread.
+    private static func taskLatencies(_ peer: Peer, samples: Int) -> [Double] {
+        let (start, finish) = taskStarter(peer)
+        defer { finish() }
+        return probe(samples, send: start)
+    }
+
+    /// CPU ns per task for `jobs` tasks started back to back from this thread.
+    private static func taskBurst(_ peer: Peer, jobs: Int) -> Double {
+        let (start, finish) = taskStarter(peer)
+        defer { finish() }
+        Quiet.wait()
+        let done = DispatchSemaphore(value: 0)
+        let ran = AtomicCounter()
+        let window = ProcessWindow()
+        for _ in 0..<jobs {
+            start {
+                if ran.incremented() == jobs { done.signal() }
+            }
+        }
+        done.wait()
+        return Double(window.end().cpuNanos) / Double(jobs)
+    }
 }
 
-/// An actor pinned to an event loop's serial executor (NIO's today; RunLoopKit's with issue 11).
+/// An actor pinned to an event loop's serial executor: a RunLoopKit loop's or NIO's.
 actor LoopActor {
-    let loop: any EventLoop
+    private let executor: UnownedSerialExecutor
+    /// The executor's owner, kept alive as long as the actor.
+    private let owner: any Sendable
 
-    init(loop: any EventLoop) { self.loop = loop }
+    init(loop: EVRunLoop) {
+        executor = loop.asUnownedSerialExecutor()
+        owner = loop
+    }
 
-    nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor.asUnownedSerialExecutor() }
+    init(nio loop: any EventLoop) {
+        executor = loop.executor.asUnownedSerialExecutor()
+        owner = loop
+    }
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor }
 
     /// The time from `sentAt` (monotonic ns) to now, on the executor.
     func latency(sentAt: Int64) -> Int64 { Clock.monotonic() - sentAt }
@@ -189,16 +266,24 @@ actor LoopActor {
 /// A run loop on a thread of its own, for jobs sent to it from the measuring thread.
 enum LoopThread {
     /// Starts a thread that runs `body` with its `EVRunLoop`; returns that loop.
-    static func start(_ body: @escaping @Sendable (EVRunLoop) -> Void) -> Shared<EVRunLoop> {
-        let ready = DispatchSemaphore(value: 0)
-        let box = LoopBox()
+    static func start(_ body: @escaping @Sendable (EVRunLoop) -> Void) -> EVRunLoop {
+        let ready = Handoff<EVRunLoop>()
         Thread {
-            box.loop = EVRunLoop.current
-            ready.signal()
+            ready.deliver(EVRunLoop.current)
             body(EVRunLoop.current)
         }.start()
-        ready.wait()
-        return Shared(box.loop!)
+        return ready.wait()
+    }
+
+    /// A loop running its default mode (kept alive by a far timer) on a thread of its own,
+    /// until `stop()`.
+    static func startRunning() -> EVRunLoop {
+        start { loop in
+            let keepAlive = EVTimer(interval: 3600, repeats: false) { _ in }
+            loop.add(keepAlive, forMode: .default)
+            loop.run()
+            keepAlive.invalidate()
+        }
     }
 
     /// A Foundation run loop running on a thread of its own until `CFRunLoopStop`.
@@ -213,27 +298,27 @@ enum LoopThread {
     static func startFoundation() -> Foundation {
         let ready = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
-        let box = FoundationBox()
+        let loop = Mutex<Foundation?>(nil)
         Thread {
             let keepAlive = Timer(fire: Date(timeIntervalSinceNow: 3600), interval: 0, repeats: false) { _ in }
             RunLoop.current.add(keepAlive, forMode: .default)
-            box.loop = Foundation(runLoop: RunLoop.current, cfLoop: CFRunLoopGetCurrent(), done: done)
+            loop.withLock { $0 = Foundation(runLoop: RunLoop.current, cfLoop: CFRunLoopGetCurrent(), done: done) }
             ready.signal()
             CFRunLoopRunInMode(kCFRunLoopDefaultMode, 3600, false)
             keepAlive.invalidate()
             done.signal()
         }.start()
         ready.wait()
-        return box.loop!
+        return loop.withLock { $0! }
     }
+}
 
-    private final class LoopBox: @unchecked Sendable {
-        // Safe: written by the new thread before `ready.signal()`, read after `ready.wait()`.
-        var loop: EVRunLoop?
-    }
-
-    private final class FoundationBox: @unchecked Sendable {
-        // Safe: written by the new thread before `ready.signal()`, read after `ready.wait()`.
-        var loop: Foundation?
+extension EVRunLoop {
+    /// The loop's ``statistics``, read on its thread by a queued block (the loop must be
+    /// running a common mode); the caller waits for it.
+    func statisticsFromAnyThread() -> Statistics {
+        let handoff = Handoff<Statistics>()
+        perform { handoff.deliver(self.statistics) }
+        return handoff.wait()
     }
 }

@@ -39,10 +39,13 @@ struct Workload: Sendable {
                  summary: "N idle pipes + 1 active, read sources on each (EVSource, ev_io, DispatchSourceRead, NIO pipe channels); add cost, write → handler latency (another thread writes, 0.5 ms apart), handler calls/s when the handler writes back each byte it reads.",
                  measure: DescriptorSources.measure),
         Workload(name: ExecutorJobs.name,
-                 summary: "closures sent from another thread (perform, RunLoop.perform + CFRunLoopWakeUp, serial queue async, NIO execute, Task.detached): latency one at a time, CPU per job in a burst; actor calls on a loop's SerialExecutor (NIO; RunLoopKit with issue 11).",
+                 summary: "closures sent from another thread (perform, RunLoop.perform + CFRunLoopWakeUp, serial queue async, NIO execute, Task.detached): latency one at a time, CPU per job in a burst; actor calls on a loop's SerialExecutor (RunLoopKit, NIO); tasks started on RunLoopKit's loop as TaskExecutor vs Task.detached.",
                  measure: ExecutorJobs.measure),
         Workload(name: AsyncSleeps.name,
-                 summary: "1,000 tasks looping on a 0.2 s sleep with 0.1 s tolerance (Task.sleep(for:tolerance:), AsyncTimerSequence; loop.clock with issue 12); wakes/s, CPU, lateness.",
+                 summary: "1,000 tasks looping on a 0.2 s sleep with 0.1 s tolerance (loop.clock, Task.sleep(for:tolerance:), AsyncTimerSequence); wakes/s, CPU, lateness.",
                  measure: AsyncSleeps.measure),
+        Workload(name: MachineCoalescing.name,
+                 summary: "P processes (1, 4, 8) at once, each with 1,000 timers of 0.2 s and 0.1 s tolerance at random phases (RunLoopKit .sharedGrid and .perLoop, libev's collect interval, Dispatch's leeway); one process's wakes/s, the machine's distinct wake instants/s (1 ms buckets) and 5 ms clusters/s, early fires, lateness past the tolerance; one run of 8 s per figure (not the usual repetitions).",
+                 measure: MachineCoalescing.measure, child: MachineCoalescing.child),
     ]
 }

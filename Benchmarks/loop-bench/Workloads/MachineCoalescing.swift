@@ -1,0 +1,300 @@
+import CLibevBench
+import Dispatch
+import Foundation
+import RunLoopKit
+import Synchronization
+
+/// Workload 11 (issue 15): P processes at once (1, 4, 8), each with 1,000 repeating timers of
+/// 0.2 s and 0.1 s tolerance at random phases, each recording its wake instants.
+///
+/// Every process is a child of this binary (``Children``); all start together, then each
+/// waits a random part of an interval, as independently started programs would. Reported
+/// over the window [start + 1 s, start + S − 0.5 s]: one process's wakes/s (mean over the
+/// processes); the machine's distinct wake instants per second (1 ms buckets over all the
+/// processes' wakes); the same merged into 5 ms clusters (a CPU that runs one process's
+/// batch right after another's, with 8 processes queued on 2 cores, lands one shared wake in
+/// several 1 ms buckets); fires before their date; the worst lateness past the tolerance.
+///
+/// - RunLoopKit: `loop.timerCoalescing = .sharedGrid` (one row set) and `.perLoop` (rows
+///   marked so); wakes from an `afterWaiting` observer.
+/// - libev: `ev_set_timeout_collect_interval(loop, 0.1)`; wakes from an `ev_check` watcher.
+/// - Dispatch: timer sources with a 0.1 s leeway on one serial queue; a wake is a handler
+///   batch (handlers more than 200 µs after the previous one).
+enum MachineCoalescing {
+    static let name = "machine"
+    static let timers = 1_000
+    static let interval = 0.2
+    static let tolerance = 0.1
+
+    /// How one child process runs its timers.
+    enum Mode: String, CaseIterable {
+        case sharedGrid = "grid", perLoop = "perloop", libev, dispatch
+
+        /// The mode's name in charts.
+        var label: String {
+            switch self {
+            case .sharedGrid: "RunLoopKit .sharedGrid"
+            case .perLoop: "RunLoopKit .perLoop"
+            case .libev: "libev collect 0.1 s"
+            case .dispatch: "Dispatch leeway 0.1 s"
+            }
+        }
+
+        var peer: Peer {
+            switch self {
+            case .sharedGrid, .perLoop: .runLoopKit
+            case .libev: .libev
+            case .dispatch: .dispatch
+            }
+        }
+    }
+
+    static let unavailable: [Peer: String] = [
+        .foundation: "no tolerance on Linux (CF ignores it)",
+        .nio: "no tolerance on scheduled tasks",
+        .taskSleep: "see sleeps: Task.sleep's tolerance is dropped on Linux",
+        .timerSequence: "see sleeps",
+    ]
+
+    /// What the processes of one run did in the window.
+    struct Outcome {
+        var wakesPerProcess: Double
+        var instantsPerSecond: Double
+        var clustersPerSecond: Double
+        var early: Double
+        var beyondToleranceMaxMs: Double
+    }
+
+    static func measure(_ plan: Plan) -> [Row] {
+        var outcomes: [Int: [Mode: [Outcome]]] = [:]
+        for _ in 0..<plan.machineRepetitions {
+            for processes in plan.machineProcesses {
+                for mode in Mode.allCases where plan.peers.contains(mode.peer) {
+                    let outcome = run(mode, processes: processes, seconds: plan.machineSeconds, launch: plan.machineLaunch)
+                    outcomes[processes, default: [:]][mode, default: []].append(outcome)
+                    ChartData.shared.add("machine-instants/\(mode.rawValue)", mode.peer, x: Double(processes),
+                                         y: outcome.instantsPerSecond)
+                    ChartData.shared.add("machine-clusters/\(mode.rawValue)", mode.peer, x: Double(processes),
+                                         y: outcome.clustersPerSecond)
+                }
+            }
+        }
+        var rows: [Row] = []
+        for processes in plan.machineProcesses {
+            let byMode = outcomes[processes] ?? [:]
+            func values(_ figure: (Outcome) -> Double, modes: [Mode]) -> [Peer: [Double]] {
+                var values: [Peer: [Double]] = [:]
+                for mode in modes { if let list = byMode[mode] { values[mode.peer] = list.map(figure) } }
+                return values
+            }
+            let grid: [Mode] = [.sharedGrid, .libev, .dispatch]
+            let prefix = "P = \(processes)"
+            func row(_ metric: String, _ unit: String, better: Row.Better = .lower, goal: String? = nil,
+                     _ figure: (Outcome) -> Double) -> Row {
+                Row.make(name, "\(prefix): \(metric) (RunLoopKit: .sharedGrid)", unit: unit, better: better, goal: goal,
+                         values: values(figure, modes: grid), unavailable: unavailable)
+            }
+            func perLoopRow(_ metric: String, _ unit: String, _ figure: (Outcome) -> Double) -> Row {
+                var unavailable = unavailable
+                unavailable[.libev] = "see the .sharedGrid row"
+                unavailable[.dispatch] = "see the .sharedGrid row"
+                return Row.make(name, "\(prefix): \(metric), RunLoopKit .perLoop", unit: unit,
+                                values: values(figure, modes: [.perLoop]), unavailable: unavailable)
+            }
+            var instants = row("machine's distinct wake instants/s (1 ms buckets)", "wakes/s",
+                               goal: processes > 1 ? "< P × one process's wakes/s" : nil) { $0.instantsPerSecond }
+            if processes > 1, let grid = byMode[.sharedGrid], !grid.isEmpty {
+                let median = Summary(grid.map(\.instantsPerSecond)).median
+                let perProcess = Summary(grid.map(\.wakesPerProcess)).median
+                instants.goalMet = median < Double(processes) * perProcess
+            }
+            // Dispatch wakes ~1 ms apart: 5 ms merging chains them into a few long clusters,
+            // a figure that says nothing about its wakes (see its 1 ms row).
+            var clusterRow = row("machine's wake clusters/s (wakes closer than 5 ms merged)", "wakes/s") { $0.clustersPerSecond }
+            if clusterRow.cells[.dispatch]?.summary != nil {
+                clusterRow.cells[.dispatch] = .unavailable(reason: "its wakes are ~1 ms apart: 5 ms merging chains them into a few clusters (see the 1 ms row)")
+            }
+            rows += [
+                row("wakes/s of one process (mean over processes)", "wakes/s") { $0.wakesPerProcess },
+                instants,
+                clusterRow,
+                row("fires before their date", "fires") { $0.early },
+                row("lateness past the tolerance, max", "ms", better: .neither) { $0.beyondToleranceMaxMs },
+                perLoopRow("machine's distinct wake instants/s (1 ms buckets)", "wakes/s") { $0.instantsPerSecond },
+                perLoopRow("machine's wake clusters/s (5 ms)", "wakes/s") { $0.clustersPerSecond },
+            ]
+        }
+        return rows
+    }
+
+    /// Runs `processes` children in `mode` for `seconds` from a common start `launch` seconds
+    /// away, and sums up what they printed.
+    static func run(_ mode: Mode, processes: Int, seconds: Double, launch: Double) -> Outcome {
+        Quiet.wait()
+        let start = Clock.monotonic() + Int64(launch * 1e9)
+        let outputs = Children.run(name, count: processes) { index in
+            [mode.rawValue, String(start), String(seconds), String(timers), String(interval), String(tolerance),
+             String(UInt64(start) &+ UInt64(index))]
+        }
+        let low = start + 1_000_000_000
+        let high = start + Int64((seconds - 0.5) * 1e9)
+        let span = Double(high - low) / 1e9
+        var all: [Int64] = []
+        var perProcess: [Double] = []
+        var early = 0.0
+        var beyond = Int64.min
+        for output in outputs {
+            var count = 0
+            for line in output.split(separator: "\n") {
+                let parts = line.split(separator: " ")
+                if parts.first == "wake", parts.count == 2, let instant = Int64(parts[1]) {
+                    if instant >= low && instant < high {
+                        all.append(instant)
+                        count += 1
+                    }
+                } else if parts.first == "fires", parts.count == 3, let soon = Double(parts[1]), let late = Int64(parts[2]) {
+                    early += soon
+                    beyond = max(beyond, late)
+                } else {
+                    fatalError("loop-bench machine: a child printed \(line.debugDescription)")
+                }
+            }
+            perProcess.append(Double(count) / span)
+        }
+        all.sort()
+        let buckets = Set(all.map { $0 / 1_000_000 }).count
+        let clusters = all.indices.filter { $0 == 0 || all[$0] - all[$0 - 1] > 5_000_000 }.count
+        return Outcome(wakesPerProcess: perProcess.reduce(0, +) / Double(max(perProcess.count, 1)),
+                       instantsPerSecond: Double(buckets) / span, clustersPerSecond: Double(clusters) / span,
+                       early: early, beyondToleranceMaxMs: Double(beyond) / 1e6)
+    }
+
+    // MARK: The child
+
+    /// A child's entry point: `[mode, startNs, seconds, timers, interval, tolerance, seed]`.
+    /// Prints `wake <ns>` per wake in the window, then `fires <early> <max lateness past the
+    /// tolerance, ns>` over the fires in the window.
+    static func child(_ arguments: [String]) {
+        guard arguments.count == 7, let mode = Mode(rawValue: arguments[0]), let start = Int64(arguments[1]),
+              let seconds = Double(arguments[2]), let count = Int(arguments[3]), let interval = Double(arguments[4]),
+              let tolerance = Double(arguments[5]), let seed = UInt64(arguments[6])
+        else {
+            fatalError("loop-bench machine child: expected mode, start, seconds, timers, interval, tolerance, seed; got \(arguments)")
+        }
+        var random = SeededRandom(seed: seed)
+        let phases = (0..<count).map { _ in Double.random(in: 0..<interval, using: &random) }
+        while Clock.monotonic() < start { usleep(1_000) }
+        usleep(UInt32(Double.random(in: 0..<interval, using: &random) * 1e6))
+        let end = start + Int64(seconds * 1e9)
+        let record: Record = switch mode {
+        case .sharedGrid, .perLoop: runLoop(mode, phases: phases, interval: interval, tolerance: tolerance, end: end)
+        case .libev: runLibev(phases: phases, interval: interval, tolerance: tolerance, end: end)
+        case .dispatch: runDispatch(phases: phases, interval: interval, tolerance: tolerance, end: end)
+        }
+        let low = start + 1_000_000_000
+        let high = start + Int64((seconds - 0.5) * 1e9)
+        var text = ""
+        for wake in record.wakes where wake >= low && wake < high { text += "wake \(wake)\n" }
+        var early = 0
+        var beyond = Int64.min
+        for fire in record.fires where fire.at >= low && fire.at < high {
+            if fire.at < fire.scheduled { early += 1 }
+            beyond = max(beyond, fire.at - fire.scheduled - Int64(tolerance * 1e9))
+        }
+        text += "fires \(early) \(beyond)\n"
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    /// One process's wakes (monotonic ns) and fires (scheduled date, fire instant).
+    struct Record {
+        var wakes: [Int64] = []
+        var fires: [(scheduled: Int64, at: Int64)] = []
+    }
+
+    /// RunLoopKit on this (the main) thread; the callouts touch the record only here, so it
+    /// is a plain local whose callouts go through `EVRunLoop.isolated`.
+    private static func runLoop(_ mode: Mode, phases: [Double], interval: Double, tolerance: Double, end: Int64) -> Record {
+        let loop = EVRunLoop.current
+        loop.timerCoalescing = mode == .sharedGrid ? .sharedGrid : .perLoop
+        final class Box { var record = Record() }
+        let box = Box()
+        let fired: @Sendable (EVTimer) -> Void = EVRunLoop.isolated { timer in
+            box.record.fires.append((timer.fireInstant?.nanoseconds ?? 0, Clock.monotonic()))
+        }
+        let woke: @Sendable () -> Void = EVRunLoop.isolated { box.record.wakes.append(Clock.monotonic()) }
+        let base = Clock.monotonic()
+        var added: [EVTimer] = []
+        for phase in phases {
+            let timer = EVTimer(fireAt: EVRunLoop.Instant(nanoseconds: base + Int64(phase * 1e9)),
+                                interval: .seconds(double: interval), repeats: true,
+                                tolerance: .seconds(double: tolerance), block: fired)
+            loop.add(timer, forMode: .default)
+            added.append(timer)
+        }
+        let observer = EVObserver(activities: .afterWaiting) { _, _ in woke() }
+        loop.add(observer, forMode: .default)
+        _ = loop.run(mode: .default, for: .nanoseconds(max(0, end - Clock.monotonic())))
+        for timer in added { timer.invalidate() }
+        observer.invalidate()
+        return box.record
+    }
+
+    /// Raw libev with the collect interval, in C.
+    private static func runLibev(phases: [Double], interval: Double, tolerance: Double, end: Int64) -> Record {
+        let capacity = Int((Double(end - Clock.monotonic()) / 1e9 / interval + 2) * Double(phases.count))
+        let log = FireLog(capacity: capacity)
+        var wakes = [Int64](repeating: 0, count: 100_000)
+        var wakeCount: Int64 = 0
+        var fireLog = lb_fire_log(ids: log.ids, times: log.times, capacity: Int64(capacity), count: 0)
+        var lateness = [Int64](repeating: 0, count: max(capacity, 1))
+        let status = wakes.withUnsafeMutableBufferPointer { wakeBuffer in
+            lateness.withUnsafeMutableBufferPointer { latenessBuffer in
+                lb_collect_wakes(Int32(phases.count), interval, phases, tolerance, end,
+                                 wakeBuffer.baseAddress, Int64(wakeBuffer.count), &wakeCount,
+                                 &fireLog, latenessBuffer.baseAddress)
+            }
+        }
+        if status != 0 { fatalError("loop-bench machine child: lb_collect_wakes could not create a loop") }
+        var record = Record(wakes: Array(wakes[0..<Int(wakeCount)]))
+        for index in 0..<Int(fireLog.count) {
+            let at = log.times[index]
+            record.fires.append((scheduled: at - lateness[index], at: at))
+        }
+        return record
+    }
+
+    /// Dispatch timer sources on one serial queue; the record is shared between that queue
+    /// and this thread, so it lives in a `Mutex`.
+    private static func runDispatch(phases: [Double], interval: Double, tolerance: Double, end: Int64) -> Record {
+        let queue = DispatchQueue(label: "loop-bench.machine")
+        let record = Mutex(Record())
+        let step = Int64(interval * 1e9)
+        // DispatchTime reads CLOCK_MONOTONIC on Linux, as `Clock.monotonic()` does.
+        let base = Clock.monotonic()
+        let sources = phases.map { phase -> DispatchSourceTimer in
+            let source = DispatchSource.makeTimerSource(queue: queue)
+            let first = base + Int64(phase * 1e9)
+            let scheduled = Mutex(first)
+            source.schedule(deadline: DispatchTime(uptimeNanoseconds: UInt64(first)),
+                            repeating: .nanoseconds(Int(step)), leeway: .nanoseconds(Int(tolerance * 1e9)))
+            source.setEventHandler {
+                let now = Clock.monotonic()
+                // Like CF, a late repeating source fires once for the dates it missed.
+                let date = scheduled.withLock { date in
+                    while date + step <= now { date += step }
+                    defer { date += step }
+                    return date
+                }
+                record.withLock { record in
+                    if record.wakes.last.map({ now - $0 > 200_000 }) ?? true { record.wakes.append(now) }
+                    record.fires.append((date, now))
+                }
+            }
+            source.resume()
+            return source
+        }
+        usleep(UInt32(max(0, end - Clock.monotonic()) / 1_000))
+        queue.sync { for source in sources { source.cancel() } }
+        return record.withLock { $0 }
+    }
+}
