@@ -41,6 +41,29 @@ struct AsyncClockTests {
         #expect(late.value == 0)
     }
 
+    @Test("a sleep's timer ends its tolerance early by the hand-off allowance, so the task resumes within it")
+    func sleepLeavesHandOffAllowance() {
+        let wakes = onFreshThread {
+            let clock = EVVirtualClock()
+            let loop = EVRunLoop(clock: clock)
+            let start = clock.now
+            let wakes = LoopBox<[Duration]>([])
+            loop.add(EVObserver(activities: .afterWaiting) { _, _ in wakes.value.append(clock.now - start) }, forMode: .default)
+            // A timer whose date falls in the last millisecond of the sleep's tolerance: one wake
+            // at 199 ms would serve both, but the sleeping task would only resume after its
+            // timer's callout, at the very end of (or past) the 200 ms it allowed.
+            loop.add(EVTimer(fireAt: start + .milliseconds(199), tolerance: .milliseconds(50)) { _ in }, forMode: .default)
+            Task(executorPreference: loop) {
+                try await loop.clock.sleep(until: start + .milliseconds(100), tolerance: .milliseconds(100))
+            }
+            // The task's first job (which adds the sleep's timer) runs in a polling pass.
+            while loop.statistics.jobsRun == 0 { loop.run(mode: .default, for: .zero) }
+            loop.run(mode: .default, for: .seconds(1))
+            return wakes.value
+        }
+        #expect(wakes == [.milliseconds(100), .milliseconds(199)])
+    }
+
     @Test("cancelling a task blocked in loop.clock.sleep resumes it at once and leaves no timer")
     func cancelSleep() async throws {
         let thread = LoopThread()

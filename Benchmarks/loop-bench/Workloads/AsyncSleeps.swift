@@ -10,7 +10,9 @@ import RunLoopKit
 /// on the cooperative pool; one more RunLoopKit row has them prefer the loop
 /// (`Task(executorPreference: loop)`), so that a sleep resumes on the loop's thread. Wakes/s
 /// are the voluntary context switches of the process (the pool's threads, Dispatch's
-/// manager thread, the loop's thread).
+/// manager thread, the loop's thread); the goal (issue 12) is on the loop's own wakeups
+/// (`statistics.wakeups`), since each loop wake that resumes tasks on the pool also wakes
+/// the pool's threads, and on sleeps ending neither early nor past their tolerance.
 enum AsyncSleeps {
     static let name = "sleeps"
     static let count = 1_000
@@ -84,22 +86,30 @@ enum AsyncSleeps {
             let others = Dictionary(uniqueKeysWithValues: Peer.others.map { ($0, "RunLoopKit only: the tasks prefer its loop") })
             return Row.make(name, metric, unit: unit, better: better, values: values, unavailable: others)
         }
-        func ownRow(_ metric: String, _ values: [Double]) -> Row {
+        func ownRow(_ metric: String, goal: String? = nil, _ values: [Double]) -> Row {
             let others = Dictionary(uniqueKeysWithValues: Peer.others.map { ($0, "RunLoopKit only: its loop's counter") })
-            return Row.make(name, metric, unit: "wakes/s", values: values.isEmpty ? [:] : [.runLoopKit: values], unavailable: others)
+            return Row.make(name, metric, unit: "wakes/s", goal: goal, values: values.isEmpty ? [:] : [.runLoopKit: values],
+                            unavailable: others)
         }
-        var wakeRow = row("wakes/s (voluntary context switches), 1,000 tasks (RunLoopKit: loop.clock, tasks on the pool)",
-                          "wakes/s", goal: "≤ 11 wakes/s", wakes)
-        wakeRow.goalMet = wakeRow.cells[.runLoopKit]?.summary.map { $0.median <= 11 }
+        // The goal is the loop's: the pool's two threads add their own wakes to the process's
+        // count (at least one each per loop wake that resumes tasks on them).
+        var loopWakes = ownRow("loop.clock, tasks on the pool: the loop thread's own wakeups/s (statistics.wakeups)",
+                               goal: "≤ 11 wakes/s", ownWakeups[0])
+        loopWakes.goalMet = loopWakes.cells[.runLoopKit]?.summary.map { $0.max <= 11 }
+        var lateRow = row("sleeps later than their tolerance", "%", goal: "none in any repetition", beyond)
+        lateRow.goalMet = lateRow.cells[.runLoopKit]?.summary.map { $0.max == 0 }
+        var earlyRow = row("sleeps ended before their deadline", "sleeps", goal: "none in any repetition", early)
+        earlyRow.goalMet = earlyRow.cells[.runLoopKit]?.summary.map { $0.max == 0 }
         return [
-            wakeRow,
+            row("wakes/s (voluntary context switches), 1,000 tasks (RunLoopKit: loop.clock, tasks on the pool)",
+                "wakes/s", wakes),
             row("sleeps/s ended (asked 5,000)", "sleeps/s", better: .neither, sleeps),
             row("CPU, 1,000 sleeping tasks", "%", cpu),
             row("lateness median (tolerance 0.1 s)", "µs", better: .neither, lateMedian),
             row("lateness max (tolerance 0.1 s)", "µs", better: .neither, lateMax),
-            row("sleeps later than their tolerance", "%", beyond),
-            row("sleeps ended before their deadline", "sleeps", early),
-            ownRow("loop.clock, tasks on the pool: the loop thread's own wakeups/s (statistics.wakeups)", ownWakeups[0]),
+            lateRow,
+            earlyRow,
+            loopWakes,
             loopRow("loop.clock, tasks preferring the loop (Task(executorPreference: loop)): wakes/s", "wakes/s", 0),
             ownRow("loop.clock, tasks preferring the loop: the loop thread's own wakeups/s", ownWakeups[1]),
             loopRow("loop.clock, tasks preferring the loop: CPU", "%", 1),

@@ -37,6 +37,9 @@ extension EVRunLoop {
     ///   when a run of the loop advances it past their deadline.
     /// - A sleep wakes a sleeping loop only when it must end before the loop's planned wake;
     ///   otherwise the coming wake serves it.
+    /// - The task, not just its timer, resumes within the tolerance: the timer's tolerance is
+    ///   the sleep's less a hand-off allowance (1/20 of it, at most 2 ms), the time the task
+    ///   may take to run on its executor once the timer resumed it.
     ///
     /// There is no CFRunLoop counterpart; it plays the part of `ContinuousClock` with a
     /// tolerance that really coalesces.
@@ -78,7 +81,8 @@ extension EVRunLoop {
     /// is cancelled (then the timer is invalidated and `CancellationError` thrown at once).
     func sleep(until deadline: Instant, tolerance: Duration) async throws {
         let sleeper = SleepingTask()
-        let timer = EVTimer(fireAt: deadline, tolerance: max(tolerance, .zero), label: "sleep") { _ in
+        let timer = EVTimer(fireAt: deadline, tolerance: Self.timerTolerance(forSleepTolerance: tolerance),
+                            label: "sleep") { _ in
             sleeper.finish(throwing: nil)
         }
         try await withTaskCancellationHandler {
@@ -89,5 +93,18 @@ extension EVRunLoop {
             sleeper.finish(throwing: CancellationError())
             timer.invalidate()
         }
+    }
+
+    /// The longest a sleep's hand-off may take: resuming its continuation puts the task on
+    /// its executor's queue, and the task runs a little later (tens of microseconds to a few
+    /// milliseconds on a busy pool).
+    static let handOffAllowance: Duration = .milliseconds(2)
+
+    /// The tolerance of a sleep's timer: the sleep's, less a hand-off allowance (1/20 of it,
+    /// at most ``handOffAllowance``), so that the task itself, not just its timer, resumes
+    /// within the tolerance it asked for.
+    static func timerTolerance(forSleepTolerance tolerance: Duration) -> Duration {
+        guard tolerance > .zero else { return .zero }
+        return tolerance - min(tolerance / 20, handOffAllowance)
     }
 }
