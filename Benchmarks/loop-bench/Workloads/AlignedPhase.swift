@@ -40,6 +40,40 @@ enum AlignedPhase {
                                  values: medians)
         medianRow.goalMet = medianRow.cells[.runLoopKit]?.summary.map { $0.median < 100 }
         return [medianRow, Row.make(name, "\(grid) aligned phase max", unit: "µs", values: maxima)]
+            + (plan.peers.contains(.runLoopKit) ? tickRows(plan) : [])
+    }
+
+    /// RunLoopKit's async form (issue 12): a task on the pool reading `for await` over
+    /// `loop.ticks(alignedTo:)` of a loop running on its own thread; the phase is when the
+    /// task got each element.
+    private static func tickRows(_ plan: Plan) -> [Row] {
+        let interval = plan.alignedInterval
+        let grid = Int64((interval * 1e9).rounded())
+        var medians: [Double] = []
+        var maxima: [Double] = []
+        for _ in 0..<plan.repetitions {
+            let loop = LoopThread.startRunning()
+            let log = WallLog(capacity: plan.alignedFires)
+            blockingAwait {
+                for await _ in loop.ticks(alignedTo: .seconds(double: interval)) {
+                    if log.record() == plan.alignedFires { break }
+                }
+            }
+            loop.stop()
+            let phases = Summary(log.values.map { time -> Double in
+                let phase = time % grid
+                return Double(phase > grid / 2 ? phase - grid : phase)
+            })
+            medians.append(phases.median / 1e3)
+            maxima.append(phases.max / 1e3)
+        }
+        let label = interval == 1 ? "whole-second" : "\(interval) s"
+        let others = Dictionary(uniqueKeysWithValues: Peer.others.map { ($0, "RunLoopKit only: its async tick sequence") })
+        var median = Row.make(name, "\(label) aligned phase median, `for await` over loop.ticks(alignedTo:) in a pool task",
+                              unit: "µs", goal: "< 100 µs", values: [.runLoopKit: medians], unavailable: others)
+        median.goalMet = median.cells[.runLoopKit]?.summary.map { $0.median < 100 }
+        return [median, Row.make(name, "\(label) aligned phase max, `for await` over loop.ticks(alignedTo:) in a pool task",
+                                 unit: "µs", values: [.runLoopKit: maxima], unavailable: others)]
     }
 
     /// The next point of the wall-clock grid of `interval` seconds (ns since 1970).
