@@ -57,4 +57,51 @@ struct WakeDateTests {
         loop.run(mode: .default, for: .seconds(10))
         #expect(dates.value == [start.addingTimeInterval(2), start.addingTimeInterval(5)])
     }
+
+    @Test("wakeDeadline is the deadline that ended the wait; nil at entry and when a wake-up ended it")
+    func wakeDeadlineOnVirtualLoop() {
+        let clock = EVVirtualClock()
+        let loop = EVRunLoop(clock: clock)
+        let start = clock.now
+        let seen = LoopBox<[EVRunLoop.Instant?]>([])
+        loop.add(EVObserver(activities: [.entry, .afterWaiting]) { _, _ in seen.value.append(loop.wakeDeadline) },
+                 forMode: .default)
+        loop.add(EVTimer(fireAt: start + .seconds(1), tolerance: .milliseconds(500)) { _ in }, forMode: .default)
+        loop.add(EVTimer(fireAt: start + .milliseconds(1_200)) { _ in }, forMode: .default)
+        loop.run(mode: .default, for: .seconds(5))
+        // One wake at 1.2 s serves both timers (the greedy rule), then the mode is empty.
+        #expect(seen.value == [nil, start + .milliseconds(1_200)])
+
+        // A wait that a block performed from another thread ends has no deadline of its own.
+        seen.value = []
+        loop.add(EVSource { _ in }, forMode: .default)  // keeps the mode alive with no timer
+        let performer = Thread {
+            usleep(20_000)
+            loop.perform(inModes: [.default]) { seen.value.append(loop.wakeDeadline); EVRunLoop.current.stop() }
+        }
+        performer.start()
+        loop.run()  // no run deadline: on a virtual loop, one would end the wait at once
+        #expect(seen.value.allSatisfy { $0 == nil } && seen.value.count >= 2)
+    }
+
+    @Test("on the real loop, wakeDeadline is the timer's date and the wake comes at or after it")
+    func wakeDeadlineOnRealLoop() {
+        let seen = onFreshThread { () -> [EVRunLoop.Instant?] in
+            let loop = EVRunLoop.current
+            let fire = loop.now + .milliseconds(30)
+            let seen = LoopBox<[EVRunLoop.Instant?]>([])
+            loop.add(EVTimer(fireAt: fire) { _ in
+                seen.value += [loop.wakeDeadline, loop.wakeInstant, fire]
+            }, forMode: .default)
+            loop.run(mode: .default, for: .seconds(5))
+            return seen.value
+        }
+        #expect(seen.count == 3)
+        if seen.count == 3, let deadline = seen[0], let wake = seen[1] {
+            #expect(deadline == seen[2])
+            #expect(wake >= deadline)
+        } else {
+            Issue.record("no deadline: \(seen)")
+        }
+    }
 }

@@ -10,13 +10,17 @@ import Synchronization
 /// Every process is a child of this binary (``Children``); all start together, then each
 /// waits a random part of an interval, as independently started programs would. Reported
 /// over the window [start + 1 s, start + S − 0.5 s]: one process's wakes/s (mean over the
-/// processes); the machine's distinct wake instants per second (1 ms buckets over all the
-/// processes' wakes); the same merged into 5 ms clusters (a CPU that runs one process's
-/// batch right after another's, with 8 processes queued on 2 cores, lands one shared wake in
-/// several 1 ms buckets); fires before their date; the worst lateness past the tolerance.
+/// processes); the machine's distinct wake instants per second, as 1 ms buckets of the
+/// instants the kernel woke the processes (the deadline that ended each wait: RunLoopKit's
+/// `wakeDeadline`) and of the instants each process got to run (a CPU that runs one
+/// process's batch right after another's, with 8 processes queued on 2 cores, lands one
+/// shared wake in several 1 ms buckets), and the latter merged into 5 ms clusters; the
+/// machine's CPU idle exits per second (the kernel's cpuidle counters over every CPU, less
+/// those of the idle machine measured just before); fires before their date; the worst
+/// lateness past the tolerance.
 ///
 /// - RunLoopKit: `loop.timerCoalescing = .sharedGrid` (one row set) and `.perLoop` (rows
-///   marked so); wakes from an `afterWaiting` observer.
+///   marked so); wakes from an `afterWaiting` observer, with the loop's `wakeDeadline`.
 /// - libev: `ev_set_timeout_collect_interval(loop, 0.1)`; wakes from an `ev_check` watcher.
 /// - Dispatch: timer sources with a 0.1 s leeway on one serial queue; a wake is a handler
 ///   batch (handlers more than 200 µs after the previous one).
@@ -59,8 +63,13 @@ enum MachineCoalescing {
     /// What the processes of one run did in the window.
     struct Outcome {
         var wakesPerProcess: Double
+        /// Distinct 1 ms buckets of the instants the processes ran after each wake.
         var instantsPerSecond: Double
+        /// Distinct 1 ms buckets of the deadlines that ended the waits (nil: not reported).
+        var deadlineInstantsPerSecond: Double?
         var clustersPerSecond: Double
+        /// CPU idle exits/s over the machine, less the idle machine's (nil: no cpuidle).
+        var idleExitsPerSecond: Double?
         var early: Double
         var beyondToleranceMaxMs: Double
     }
@@ -101,13 +110,38 @@ enum MachineCoalescing {
                 return Row.make(name, "\(prefix): \(metric), RunLoopKit .perLoop", unit: unit,
                                 values: values(figure, modes: [.perLoop]), unavailable: unavailable)
             }
-            var instants = row("machine's distinct wake instants/s (1 ms buckets)", "wakes/s",
+            var instants = row("machine's distinct wake instants/s, when each process ran (1 ms buckets)", "wakes/s",
                                goal: processes > 1 ? "< P × one process's wakes/s" : nil) { $0.instantsPerSecond }
             if processes > 1, let grid = byMode[.sharedGrid], !grid.isEmpty {
                 let median = Summary(grid.map(\.instantsPerSecond)).median
                 let perProcess = Summary(grid.map(\.wakesPerProcess)).median
                 instants.goalMet = median < Double(processes) * perProcess
             }
+            // The kernel's wake instants: only RunLoopKit reports the deadline that ended a wait.
+            func deadlineValues(_ modes: [Mode]) -> [Peer: [Double]] {
+                values({ $0.deadlineInstantsPerSecond ?? .nan }, modes: modes).filter { !$0.value.contains(where: \.isNaN) }
+            }
+            let deadlineUnavailable: [Peer: String] = unavailable.merging([
+                .libev: "the instant its wait was armed to end is not exposed (see the row of when each process ran)",
+                .dispatch: "the instant its wait was armed to end is not exposed (see the row of when each process ran)",
+            ]) { $1 }
+            let oneProcess = outcomes[1]?[.sharedGrid].map { Summary($0.compactMap(\.deadlineInstantsPerSecond)).median }
+            var kernelInstants = Row.make(
+                name, "\(prefix): machine's distinct kernel wake instants/s, the deadlines that ended the waits (1 ms buckets) (RunLoopKit: .sharedGrid)",
+                unit: "wakes/s", goal: processes > 1 && oneProcess != nil ? "≤ 1.25 × P = 1's" : nil,
+                values: deadlineValues([.sharedGrid]), unavailable: deadlineUnavailable)
+            if processes > 1, let oneProcess, let median = kernelInstants.cells[.runLoopKit]?.summary?.median {
+                kernelInstants.goalMet = median <= 1.25 * oneProcess
+            }
+            var perProcessWakes = row("wakes/s of one process (mean over processes)", "wakes/s", goal: "≤ 11 wakes/s") { $0.wakesPerProcess }
+            perProcessWakes.goalMet = perProcessWakes.cells[.runLoopKit]?.summary.map { $0.max <= 11 }
+            var earlyRow = row("fires before their date", "fires", goal: "none") { $0.early }
+            earlyRow.goalMet = earlyRow.cells[.runLoopKit]?.summary.map { $0.max == 0 }
+            func idleValues(_ modes: [Mode]) -> [Peer: [Double]] {
+                values({ $0.idleExitsPerSecond ?? .nan }, modes: modes).filter { !$0.value.contains(where: \.isNaN) }
+            }
+            let idleRow = Row.make(name, "\(prefix): machine's CPU idle exits/s (cpuidle, every CPU) less the idle machine's (RunLoopKit: .sharedGrid)",
+                                   unit: "wakes/s", values: idleValues(grid), unavailable: unavailable)
             // Dispatch wakes ~1 ms apart: 5 ms merging chains them into a few long clusters,
             // a figure that says nothing about its wakes (see its 1 ms row).
             var clusterRow = row("machine's wake clusters/s (wakes closer than 5 ms merged)", "wakes/s") { $0.clustersPerSecond }
@@ -115,13 +149,17 @@ enum MachineCoalescing {
                 clusterRow.cells[.dispatch] = .unavailable(reason: "its wakes are ~1 ms apart: 5 ms merging chains them into a few clusters (see the 1 ms row)")
             }
             rows += [
-                row("wakes/s of one process (mean over processes)", "wakes/s") { $0.wakesPerProcess },
+                perProcessWakes,
+                kernelInstants,
                 instants,
                 clusterRow,
-                row("fires before their date", "fires") { $0.early },
+                idleRow,
+                earlyRow,
                 row("lateness past the tolerance, max", "ms", better: .neither) { $0.beyondToleranceMaxMs },
-                perLoopRow("machine's distinct wake instants/s (1 ms buckets)", "wakes/s") { $0.instantsPerSecond },
+                perLoopRow("machine's distinct kernel wake instants/s (1 ms buckets)", "wakes/s") { $0.deadlineInstantsPerSecond ?? .nan },
+                perLoopRow("machine's distinct wake instants/s, when each process ran (1 ms buckets)", "wakes/s") { $0.instantsPerSecond },
                 perLoopRow("machine's wake clusters/s (5 ms)", "wakes/s") { $0.clustersPerSecond },
+                perLoopRow("machine's CPU idle exits/s less the idle machine's", "wakes/s") { $0.idleExitsPerSecond ?? .nan },
             ]
         }
         return rows
@@ -131,15 +169,29 @@ enum MachineCoalescing {
     /// away, and sums up what they printed.
     static func run(_ mode: Mode, processes: Int, seconds: Double, launch: Double) -> Outcome {
         Quiet.wait()
+        let idleBaseline = CPUIdle.rate(until: Clock.monotonic() + 1_000_000_000)
         let start = Clock.monotonic() + Int64(launch * 1e9)
+        let low = start + 1_000_000_000
+        let high = start + Int64((seconds - 0.5) * 1e9)
+        // The machine's idle exits over the window, sampled beside the children.
+        let idleInWindow = Mutex<Double?>(nil)
+        let sampled = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            while Clock.monotonic() < low { usleep(1_000) }
+            let rate = CPUIdle.rate(until: high)
+            idleInWindow.withLock { $0 = rate }
+            sampled.signal()
+        }
         let outputs = Children.run(name, count: processes) { index in
             [mode.rawValue, String(start), String(seconds), String(timers), String(interval), String(tolerance),
              String(UInt64(start) &+ UInt64(index))]
         }
-        let low = start + 1_000_000_000
-        let high = start + Int64((seconds - 0.5) * 1e9)
+        sampled.wait()
+        let idleExits = idleInWindow.withLock { $0 }.flatMap { rate in idleBaseline.map { max(0, rate - $0) } }
         let span = Double(high - low) / 1e9
         var all: [Int64] = []
+        var deadlines: [Int64] = []
+        var deadlinesReported = false
         var perProcess: [Double] = []
         var early = 0.0
         var beyond = Int64.min
@@ -147,10 +199,17 @@ enum MachineCoalescing {
             var count = 0
             for line in output.split(separator: "\n") {
                 let parts = line.split(separator: " ")
-                if parts.first == "wake", parts.count == 2, let instant = Int64(parts[1]) {
+                if parts.first == "wake", parts.count == 3, let instant = Int64(parts[1]) {
                     if instant >= low && instant < high {
                         all.append(instant)
                         count += 1
+                        // The kernel's wake: the deadline that ended the wait, or else the wake itself.
+                        if let deadline = Int64(parts[2]) {
+                            deadlines.append(deadline)
+                            deadlinesReported = true
+                        } else {
+                            deadlines.append(instant)
+                        }
                     }
                 } else if parts.first == "fires", parts.count == 3, let soon = Double(parts[1]), let late = Int64(parts[2]) {
                     early += soon
@@ -163,17 +222,20 @@ enum MachineCoalescing {
         }
         all.sort()
         let buckets = Set(all.map { $0 / 1_000_000 }).count
+        let deadlineBuckets = Set(deadlines.map { $0 / 1_000_000 }).count
         let clusters = all.indices.filter { $0 == 0 || all[$0] - all[$0 - 1] > 5_000_000 }.count
         return Outcome(wakesPerProcess: perProcess.reduce(0, +) / Double(max(perProcess.count, 1)),
-                       instantsPerSecond: Double(buckets) / span, clustersPerSecond: Double(clusters) / span,
+                       instantsPerSecond: Double(buckets) / span,
+                       deadlineInstantsPerSecond: deadlinesReported ? Double(deadlineBuckets) / span : nil,
+                       clustersPerSecond: Double(clusters) / span, idleExitsPerSecond: idleExits,
                        early: early, beyondToleranceMaxMs: Double(beyond) / 1e6)
     }
 
     // MARK: The child
 
     /// A child's entry point: `[mode, startNs, seconds, timers, interval, tolerance, seed]`.
-    /// Prints `wake <ns>` per wake in the window, then `fires <early> <max lateness past the
-    /// tolerance, ns>` over the fires in the window.
+    /// Prints `wake <ns> <deadline ns, or ->` per wake in the window, then `fires <early>
+    /// <max lateness past the tolerance, ns>` over the fires in the window.
     static func child(_ arguments: [String]) {
         guard arguments.count == 7, let mode = Mode(rawValue: arguments[0]), let start = Int64(arguments[1]),
               let seconds = Double(arguments[2]), let count = Int(arguments[3]), let interval = Double(arguments[4]),
@@ -194,7 +256,9 @@ enum MachineCoalescing {
         let low = start + 1_000_000_000
         let high = start + Int64((seconds - 0.5) * 1e9)
         var text = ""
-        for wake in record.wakes where wake >= low && wake < high { text += "wake \(wake)\n" }
+        for wake in record.wakes where wake.at >= low && wake.at < high {
+            text += "wake \(wake.at) \(wake.deadline.map(String.init) ?? "-")\n"
+        }
         var early = 0
         var beyond = Int64.min
         for fire in record.fires where fire.at >= low && fire.at < high {
@@ -205,9 +269,10 @@ enum MachineCoalescing {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
-    /// One process's wakes (monotonic ns) and fires (scheduled date, fire instant).
+    /// One process's wakes (monotonic ns, and the deadline that ended the wait where the
+    /// loop reports it) and fires (scheduled date, fire instant).
     struct Record {
-        var wakes: [Int64] = []
+        var wakes: [(at: Int64, deadline: Int64?)] = []
         var fires: [(scheduled: Int64, at: Int64)] = []
     }
 
@@ -221,7 +286,9 @@ enum MachineCoalescing {
         let fired: @Sendable (EVTimer) -> Void = EVRunLoop.isolated { timer in
             box.record.fires.append((timer.fireInstant?.nanoseconds ?? 0, Clock.monotonic()))
         }
-        let woke: @Sendable () -> Void = EVRunLoop.isolated { box.record.wakes.append(Clock.monotonic()) }
+        let woke: @Sendable () -> Void = EVRunLoop.isolated {
+            box.record.wakes.append((Clock.monotonic(), loop.wakeDeadline?.nanoseconds))
+        }
         let base = Clock.monotonic()
         var added: [EVTimer] = []
         for phase in phases {
@@ -255,7 +322,7 @@ enum MachineCoalescing {
             }
         }
         if status != 0 { fatalError("loop-bench machine child: lb_collect_wakes could not create a loop") }
-        var record = Record(wakes: Array(wakes[0..<Int(wakeCount)]))
+        var record = Record(wakes: wakes[0..<Int(wakeCount)].map { ($0, nil) })
         for index in 0..<Int(fireLog.count) {
             let at = log.times[index]
             record.fires.append((scheduled: at - lateness[index], at: at))
@@ -286,7 +353,7 @@ enum MachineCoalescing {
                     return date
                 }
                 record.withLock { record in
-                    if record.wakes.last.map({ now - $0 > 200_000 }) ?? true { record.wakes.append(now) }
+                    if record.wakes.last.map({ now - $0.at > 200_000 }) ?? true { record.wakes.append((now, nil)) }
                     record.fires.append((date, now))
                 }
             }

@@ -22,6 +22,9 @@ protocol Backend: AnyObject, Sendable {
     /// sleeping. Readiness is
     /// reported to `events` from inside this call, on the loop's thread.
     func wait(in window: WakeWindow, events: any BackendEvents)
+    /// The deadline (ns) that ended the last ``wait(in:events:)``: the instant it was set to
+    /// end; nil when a wake or a ready watch ended it first, or it polled.
+    var expiredDeadline: Int64? { get }
     /// Ends the current or next ``wait(in:events:)`` early. Safe from any thread.
     func wakeUp()
     /// Whether tolerant wakes go on the shared ``WakeGrid`` (``EVRunLoop/timerCoalescing``

@@ -37,6 +37,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// else (a wake, a descriptor, a signal) did.
     private var deadlineFired = false
     private var otherEvent = false
+    private(set) var expiredDeadline: Int64?
     /// Running mean of how late the kernel wakes us after the timerfd's expiry (ns).
     private var meanOversleep: Int64 = 50_000
     /// Spin budget (ns): grows by 1% of elapsed time, up to 2 ms; spinning spends it.
@@ -105,6 +106,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
     func wait(in window: WakeWindow, events: any BackendEvents) {
         self.events = events
         defer { self.events = nil }
+        expiredDeadline = nil
         let precise = window.precise
         let target = precise ? window.latest : tolerantTarget(window)
         let now = target == .min ? .min : clibev_monotonic_ns()  // .min: a poll, no clock needed
@@ -140,6 +142,8 @@ final class LibevBackend: Backend, @unchecked Sendable {
             meanOversleep += (oversleep - meanOversleep) / 8
         }
         if lead > 0 && !otherEvent { spin(until: target) }
+        // The timerfd fired, or the lead was spun to the deadline with nothing else ready.
+        if deadlineFired || (lead > 0 && !otherEvent) { expiredDeadline = target }
     }
 
     /// Where to wake in a window that ends a tolerance: at the served fire date, but early

@@ -20,6 +20,9 @@ final class VirtualBackend: Backend {
     private let sleeper = Sleeper()
     private let grid: WakeGrid
     private let sharedGrid = Atomic(false)
+    /// The deadline that ended the last wait, `.min` for none (an atomic only because the
+    /// backend is `Sendable`; the loop's thread alone uses it).
+    private let expired = Atomic<Int64>(.min)
 
     init(clock: EVVirtualClock) {
         self.clock = clock
@@ -31,11 +34,17 @@ final class VirtualBackend: Backend {
         set { sharedGrid.store(newValue, ordering: .relaxed) }
     }
 
+    var expiredDeadline: Int64? {
+        let deadline = expired.load(ordering: .relaxed)
+        return deadline == .min ? nil : deadline
+    }
+
     func now() -> EVRunLoop.Instant { clock.now }
     func wallNow() -> Date { clock.wallNow }
     func wallNanos() -> Int64 { clock.wallNanos }
 
     func wait(in window: WakeWindow, events: any BackendEvents) {
+        expired.store(.min, ordering: .relaxed)
         // A wall clock set before the wait ends it at once, as the real loop's
         // TFD_TIMER_CANCEL_ON_SET timerfd does, so that aligned timers re-align first.
         if clock.takeWallClockChange() {
@@ -46,6 +55,7 @@ final class VirtualBackend: Backend {
         if window.served != .max {
             let target = usesSharedGrid ? grid.place(window, reserve: 0) ?? window.served : window.served
             clock.advance(to: EVRunLoop.Instant(nanoseconds: target))
+            expired.store(target, ordering: .relaxed)
             return
         }
         sleeper.sleep(until: takeWake)

@@ -74,12 +74,13 @@ extension EVRunLoop {
             let mainQueueFirst = mainQueueBeforeWaiting(&mainQueuePort)
             let poll = handled || polling || mainQueueFirst
             if !poll { notify(.beforeWaiting, state) }
-            if !mainQueueFirst { wait(in: state, until: deadline, polling: poll || hasRunnableJobs(state)) }
+            let waited = !mainQueueFirst
+            if waited { wait(in: state, until: deadline, polling: poll || hasRunnableJobs(state)) }
             // CF's `__CFRunLoopSetIgnoreWakeUps`: the loop is awake and will check its inbox,
             // sources and timers before it sleeps again, so wakes until the next pass are dropped.
             ignoreWakeUps.store(true, ordering: .releasing)
             drainInbox()
-            markWake()
+            markWake(deadline: waited ? backend.expiredDeadline : nil)
             if !poll { notify(.afterWaiting, state) }
 
             if wallClockWasSet { realignTimers() }

@@ -63,6 +63,8 @@ public final class EVRunLoop: @unchecked Sendable {
     @exclusivity(unchecked) var wallClockWasSet = false
     @exclusivity(unchecked) var lastWakeDate: Date?
     @exclusivity(unchecked) var lastWakeInstant: Instant?
+    /// The deadline that ended the current pass's wait, if one did (``wakeDeadline``).
+    @exclusivity(unchecked) var lastWakeDeadline: Instant?
     @exclusivity(unchecked) var stats = Statistics()
     /// libdispatch's main queue as this loop services it (``main`` only).
     @exclusivity(unchecked) var mainQueue = MainQueueState()
@@ -444,15 +446,30 @@ public final class EVRunLoop: @unchecked Sendable {
         return lastWakeInstant
     }
 
+    /// The deadline that ended the wait of the current pass: the instant the loop asked the
+    /// kernel to wake it (its timer's expiry; a point of the shared grid with
+    /// ``TimerCoalescing/sharedGrid``), or nil when something else ended the wait (a wake-up,
+    /// a ready source), the pass polled, or the run has not waited yet. Loop thread only.
+    ///
+    /// ``wakeInstant`` minus this is how late the thread got to run after the kernel woke
+    /// it: on a busy machine, several processes woken at one instant run one after another.
+    /// libev has no counterpart (its `ev_now` is the wake); neither has CF.
+    public var wakeDeadline: Instant? {
+        checkOwner("wakeDeadline")
+        return lastWakeDeadline
+    }
+
     /// The loop's monotonic clock now (the virtual clock's reading for a virtual loop).
     public var now: Instant { backend.now() }
 
     /// The loop's wall clock now (the virtual wall clock for a virtual loop).
     public var wallNow: Date { backend.wallNow() }
 
-    func markWake() {
+    /// Stamps the pass's wake; `deadline` is the one that ended its wait, if one did.
+    func markWake(deadline: Int64? = nil) {
         lastWakeInstant = backend.now()
         lastWakeDate = backend.wallNow()
+        lastWakeDeadline = deadline.map(Instant.init(nanoseconds:))
     }
 
     /// The loop-clock instant (ns) of wall-clock `date`, exact to the nanosecond the `Date`
