@@ -109,6 +109,27 @@ struct AsyncClockTests {
         #expect(next.scheduled - afterStall.scheduled == .milliseconds(100) * (next.skipped + 1))
     }
 
+    @Test("whole-second ticks after a 2.5 s consumer stall: the next element reports the skipped tick, no burst")
+    func alignedTicksAfterStall() async throws {
+        let thread = LoopThread()
+        defer { thread.stop() }
+        var ticks = thread.loop.ticks(alignedTo: .seconds(1)).makeAsyncIterator()
+        let first = try #require(await ticks.next())
+        try await Task.sleep(for: .milliseconds(2_500))  // the consumer stalls
+        let afterStall = try #require(await ticks.next())
+        // Read about 0.5 s after the tick of first + 2 s, which replaced the one of first + 1 s.
+        #expect(afterStall.skipped >= 1, "skipped \(afterStall.skipped)")
+        // Scheduled instants are monotonic images of wall-clock seconds: a few ns of slew apart.
+        let gap = afterStall.scheduled - first.scheduled - .seconds(1) * (afterStall.skipped + 1)
+        #expect(gap > .microseconds(-100) && gap < .microseconds(100), "gap \(gap)")
+        let readAt = ContinuousClock.now
+        let next = try #require(await ticks.next())
+        #expect(ContinuousClock.now - readAt > .milliseconds(100), "the next tick waits for its second")
+        #expect(next.skipped == 0)
+        let step = next.scheduled - afterStall.scheduled - .seconds(1)
+        #expect(step > .microseconds(-100) && step < .microseconds(100), "step \(step)")
+    }
+
     @Test("whole-second ticks land on the second")
     func alignedTicks() async throws {
         let thread = LoopThread()
