@@ -108,7 +108,8 @@ enum MachineCoalescing {
                 unavailable[.libev] = "see the .sharedGrid row"
                 unavailable[.dispatch] = "see the .sharedGrid row"
                 return Row.make(name, "\(prefix): \(metric), RunLoopKit .perLoop", unit: unit,
-                                values: values(figure, modes: [.perLoop]), unavailable: unavailable)
+                                values: values(figure, modes: [.perLoop]).filter { !$0.value.contains(where: \.isNaN) },
+                                unavailable: unavailable)
             }
             var instants = row("machine's distinct wake instants/s, when each process ran (1 ms buckets)", "wakes/s",
                                goal: processes > 1 ? "< P × one process's wakes/s" : nil) { $0.instantsPerSecond }
