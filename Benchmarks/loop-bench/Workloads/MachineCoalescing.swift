@@ -14,10 +14,10 @@ import Synchronization
 /// instants the kernel woke the processes (the deadline that ended each wait: RunLoopKit's
 /// `wakeDeadline`) and of the instants each process got to run (a CPU that runs one
 /// process's batch right after another's, with 8 processes queued on 2 cores, lands one
-/// shared wake in several 1 ms buckets), and the latter merged into 5 ms clusters; the
-/// machine's CPU idle exits per second (the kernel's cpuidle counters over every CPU, less
-/// those of the idle machine measured just before); fires before their date; the worst
-/// lateness past the tolerance.
+/// shared wake in several 1 ms buckets), and the latter merged into 5 ms clusters; fires
+/// before their date; the worst lateness past the tolerance. (The kernel's cpuidle counters
+/// were tried as a count of CPU wakes: this VM's own idle exits, 70 to 170 a second with
+/// nothing running, drown the 10 to 80 a second that the processes add.)
 ///
 /// - RunLoopKit: `loop.timerCoalescing = .sharedGrid` (one row set) and `.perLoop` (rows
 ///   marked so); wakes from an `afterWaiting` observer, with the loop's `wakeDeadline`.
@@ -68,8 +68,6 @@ enum MachineCoalescing {
         /// Distinct 1 ms buckets of the deadlines that ended the waits (nil: not reported).
         var deadlineInstantsPerSecond: Double?
         var clustersPerSecond: Double
-        /// CPU idle exits/s over the machine, less the idle machine's (nil: no cpuidle).
-        var idleExitsPerSecond: Double?
         var early: Double
         var beyondToleranceMaxMs: Double
     }
@@ -138,11 +136,7 @@ enum MachineCoalescing {
             perProcessWakes.goalMet = perProcessWakes.cells[.runLoopKit]?.summary.map { $0.max <= 11 }
             var earlyRow = row("fires before their date", "fires", goal: "none") { $0.early }
             earlyRow.goalMet = earlyRow.cells[.runLoopKit]?.summary.map { $0.max == 0 }
-            func idleValues(_ modes: [Mode]) -> [Peer: [Double]] {
-                values({ $0.idleExitsPerSecond ?? .nan }, modes: modes).filter { !$0.value.contains(where: \.isNaN) }
-            }
-            let idleRow = Row.make(name, "\(prefix): machine's CPU idle exits/s (cpuidle, every CPU) less the idle machine's (RunLoopKit: .sharedGrid)",
-                                   unit: "wakes/s", values: idleValues(grid), unavailable: unavailable)
+
             // Dispatch wakes ~1 ms apart: 5 ms merging chains them into a few long clusters,
             // a figure that says nothing about its wakes (see its 1 ms row).
             var clusterRow = row("machine's wake clusters/s (wakes closer than 5 ms merged)", "wakes/s") { $0.clustersPerSecond }
@@ -154,13 +148,11 @@ enum MachineCoalescing {
                 kernelInstants,
                 instants,
                 clusterRow,
-                idleRow,
                 earlyRow,
                 row("lateness past the tolerance, max", "ms", better: .neither) { $0.beyondToleranceMaxMs },
                 perLoopRow("machine's distinct kernel wake instants/s (1 ms buckets)", "wakes/s") { $0.deadlineInstantsPerSecond ?? .nan },
                 perLoopRow("machine's distinct wake instants/s, when each process ran (1 ms buckets)", "wakes/s") { $0.instantsPerSecond },
                 perLoopRow("machine's wake clusters/s (5 ms)", "wakes/s") { $0.clustersPerSecond },
-                perLoopRow("machine's CPU idle exits/s less the idle machine's", "wakes/s") { $0.idleExitsPerSecond ?? .nan },
             ]
         }
         return rows
@@ -170,25 +162,13 @@ enum MachineCoalescing {
     /// away, and sums up what they printed.
     static func run(_ mode: Mode, processes: Int, seconds: Double, launch: Double) -> Outcome {
         Quiet.wait()
-        let idleBaseline = CPUIdle.rate(until: Clock.monotonic() + 1_000_000_000)
         let start = Clock.monotonic() + Int64(launch * 1e9)
         let low = start + 1_000_000_000
         let high = start + Int64((seconds - 0.5) * 1e9)
-        // The machine's idle exits over the window, sampled beside the children.
-        let idleInWindow = Mutex<Double?>(nil)
-        let sampled = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            while Clock.monotonic() < low { usleep(1_000) }
-            let rate = CPUIdle.rate(until: high)
-            idleInWindow.withLock { $0 = rate }
-            sampled.signal()
-        }
         let outputs = Children.run(name, count: processes) { index in
             [mode.rawValue, String(start), String(seconds), String(timers), String(interval), String(tolerance),
              String(UInt64(start) &+ UInt64(index))]
         }
-        sampled.wait()
-        let idleExits = idleInWindow.withLock { $0 }.flatMap { rate in idleBaseline.map { max(0, rate - $0) } }
         let span = Double(high - low) / 1e9
         var all: [Int64] = []
         var deadlines: [Int64] = []
@@ -228,7 +208,7 @@ enum MachineCoalescing {
         return Outcome(wakesPerProcess: perProcess.reduce(0, +) / Double(max(perProcess.count, 1)),
                        instantsPerSecond: Double(buckets) / span,
                        deadlineInstantsPerSecond: deadlinesReported ? Double(deadlineBuckets) / span : nil,
-                       clustersPerSecond: Double(clusters) / span, idleExitsPerSecond: idleExits,
+                       clustersPerSecond: Double(clusters) / span,
                        early: early, beyondToleranceMaxMs: Double(beyond) / 1e6)
     }
 
