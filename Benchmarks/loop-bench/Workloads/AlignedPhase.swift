@@ -26,11 +26,7 @@ enum AlignedPhase {
                 let times = [.runLoopKit, .libev, .foundation].contains(peer)
                     ? onFreshThread { wallTimes(on: peer, interval: interval, fires: fires) }
                     : wallTimes(on: peer, interval: interval, fires: fires)
-                let grid = Int64((interval * 1e9).rounded())
-                let phases = Summary(times.map { time -> Double in
-                    let phase = time % grid
-                    return Double(phase > grid / 2 ? phase - grid : phase)  // early shows negative
-                })
+                let phases = Summary(times.map { phase(of: $0, interval: interval) })
                 medians[peer, default: []].append(phases.median / 1e3)
                 maxima[peer, default: []].append(phases.max / 1e3)
             }
@@ -48,7 +44,6 @@ enum AlignedPhase {
     /// task got each element.
     private static func tickRows(_ plan: Plan) -> [Row] {
         let interval = plan.alignedInterval
-        let grid = Int64((interval * 1e9).rounded())
         var medians: [Double] = []
         var maxima: [Double] = []
         for _ in 0..<plan.repetitions {
@@ -60,10 +55,7 @@ enum AlignedPhase {
                 }
             }
             loop.stop()
-            let phases = Summary(log.values.map { time -> Double in
-                let phase = time % grid
-                return Double(phase > grid / 2 ? phase - grid : phase)
-            })
+            let phases = Summary(log.values.map { phase(of: $0, interval: interval) })
             medians.append(phases.median / 1e3)
             maxima.append(phases.max / 1e3)
         }
@@ -74,6 +66,14 @@ enum AlignedPhase {
         median.goalMet = median.cells[.runLoopKit]?.summary.map { $0.median < 100 }
         return [median, Row.make(name, "\(label) aligned phase max, `for await` over loop.ticks(alignedTo:) in a pool task",
                                  unit: "µs", values: [.runLoopKit: maxima], unavailable: others)]
+    }
+
+    /// How far after its nearest point of the grid of `interval` seconds a wall-clock time
+    /// (ns since 1970) lies, in ns; early shows negative.
+    private static func phase(of time: Int64, interval: Double) -> Double {
+        let grid = Int64((interval * 1e9).rounded())
+        let phase = time % grid
+        return Double(phase > grid / 2 ? phase - grid : phase)
     }
 
     /// The next point of the wall-clock grid of `interval` seconds (ns since 1970).
