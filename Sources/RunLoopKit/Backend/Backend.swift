@@ -16,16 +16,16 @@ protocol Backend: AnyObject, Sendable {
     func wallNow() -> Date
     /// The wall clock in nanoseconds since 1970, exact (a `Date` keeps only ~0.2 µs).
     func wallNanos() -> Int64
-    /// Waits until a moment in `window`, until a watched descriptor or signal is ready, or
-    /// until ``wakeUp()`` is called (a wake sent before the wait ends it at once). A window
-    /// at or before now polls: readiness is collected and a pending wake consumed, without
-    /// sleeping. Readiness is
-    /// reported to `events` from inside this call, on the loop's thread.
-    func wait(in window: WakeWindow, events: any BackendEvents)
-    /// The deadline (ns) that ended the last ``wait(in:events:)``: the instant it was set to
-    /// end; nil when a wake or a ready watch ended it first, or it polled.
-    var expiredDeadline: Int64? { get }
-    /// Ends the current or next ``wait(in:events:)`` early. Safe from any thread.
+    /// Waits as `wait` says: until a moment of its window, or with no deadline, in either case
+    /// ending early when a watched descriptor or signal is ready or ``wakeUp()`` is called (a
+    /// wake sent before the wait ends it at once); or polls: readiness is collected and a
+    /// pending wake consumed, without sleeping (as a window at or before now also does).
+    /// Readiness is reported to `events` from inside this call, on the loop's thread.
+    func wait(_ wait: Wait, events: any BackendEvents)
+    /// The deadline that ended the last ``wait(_:events:)``: the instant it was set to end;
+    /// nil when a wake or a ready watch ended it first, or it polled.
+    var expiredDeadline: EVRunLoop.Instant? { get }
+    /// Ends the current or next ``wait(_:events:)`` early. Safe from any thread.
     func wakeUp()
     /// Whether tolerant wakes go on the shared ``WakeGrid`` (``EVRunLoop/timerCoalescing``
     /// is `.sharedGrid`) rather than at the loop's own greedy instant. Loop thread only.
@@ -59,7 +59,26 @@ protocol BackendEvents: AnyObject {
     func wallClockChanged()
 }
 
-/// When a wait should end, as the timer queue sees it (all instants in nanoseconds).
+/// What one wait of the loop asks of the backend.
+enum Wait {
+    /// Collect readiness and consume a pending wake, without sleeping.
+    case poll
+    /// Sleep until a moment of the window, a wake, or readiness.
+    case until(WakeWindow)
+    /// Sleep until a wake or readiness: no timer and no run deadline.
+    case forever
+
+    /// The latest the wait may end, in nanoseconds: `.min` for a poll, `.max` for none.
+    var latestNanoseconds: Int64 {
+        switch self {
+        case .poll: .min
+        case .until(let window): window.latest.nanoseconds
+        case .forever: .max
+        }
+    }
+}
+
+/// When a wait should end, as the timer queue sees it.
 ///
 /// Waking at ``served`` fires the same timers as waking at ``latest``, sooner; waking
 /// between ``first`` and ``served`` fires fewer of them (the rest wait for a later wake).
@@ -67,17 +86,27 @@ protocol BackendEvents: AnyObject {
 /// past its tolerance.
 struct WakeWindow {
     /// The earliest fire date of any timer: a wake before it serves nothing.
-    var first: Int64
+    var first: EVRunLoop.Instant
     /// The latest fire date among the timers a wake at ``latest`` would fire.
-    var served: Int64
+    var served: EVRunLoop.Instant
     /// The latest acceptable wake: the end of the earliest-ending tolerance, or the run's
-    /// deadline.
-    var latest: Int64
+    /// deadline; ``EVRunLoop/Instant/distantFuture`` when there is neither.
+    var latest: EVRunLoop.Instant
     /// Whether ``latest`` is a zero-tolerance timer's fire date, worth waking for exactly.
     var precise: Bool
 
-    /// A wait for exactly `instant` (the run's deadline, or `.max` for none).
-    static func at(_ instant: Int64) -> WakeWindow {
+    init(first: EVRunLoop.Instant, served: EVRunLoop.Instant, latest: EVRunLoop.Instant, precise: Bool) {
+        (self.first, self.served, self.latest, self.precise) = (first, served, latest, precise)
+    }
+
+    /// A window from the timer heaps' keys (nanoseconds; `.max` where there is no timer).
+    init(first: Int64, served: Int64, latest: Int64, precise: Bool) {
+        self.init(first: .init(nanoseconds: first), served: .init(nanoseconds: served),
+                  latest: .init(nanoseconds: latest), precise: precise)
+    }
+
+    /// A wait for exactly `instant` (the run's deadline).
+    static func at(_ instant: EVRunLoop.Instant) -> WakeWindow {
         WakeWindow(first: instant, served: instant, latest: instant, precise: false)
     }
 }

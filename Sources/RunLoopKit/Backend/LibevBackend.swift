@@ -37,7 +37,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// else (a wake, a descriptor, a signal) did.
     private var deadlineFired = false
     private var otherEvent = false
-    private(set) var expiredDeadline: Int64?
+    private(set) var expiredDeadline: EVRunLoop.Instant?
     /// Running mean of how late the kernel wakes us after the timerfd's expiry (ns).
     private var meanOversleep: Int64 = 50_000
     /// Spin budget (ns): grows by 1% of elapsed time, up to 2 ms; spinning spends it.
@@ -103,13 +103,18 @@ final class LibevBackend: Backend, @unchecked Sendable {
 
     func wallNanos() -> Int64 { clibev_realtime_ns() }
 
-    func wait(in window: WakeWindow, events: any BackendEvents) {
+    func wait(_ wait: Wait, events: any BackendEvents) {
         self.events = events
         defer { self.events = nil }
         expiredDeadline = nil
-        let precise = window.precise
-        let target = precise ? window.latest : tolerantTarget(window)
-        let now = target == .min ? .min : clibev_monotonic_ns()  // .min: a poll, no clock needed
+        let precise: Bool
+        let target: Int64
+        switch wait {
+        case .poll: (precise, target) = (false, .min)
+        case .until(let window): (precise, target) = (window.precise, window.precise ? window.latest.nanoseconds : tolerantTarget(window))
+        case .forever: (precise, target) = (false, .max)
+        }
+        let now = target == .min ? .min : clibev_monotonic_ns()  // a poll needs no clock
         if target <= now {
             // A poll collects descriptor and signal readiness and consumes a pending wake, as
             // CF's zero-timeout wait reads its eventfd; with neither, there is nothing to do.
@@ -143,7 +148,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
         }
         if lead > 0 && !otherEvent { spin(until: target) }
         // The timerfd fired, or the lead was spun to the deadline with nothing else ready.
-        if deadlineFired || (lead > 0 && !otherEvent) { expiredDeadline = target }
+        if deadlineFired || (lead > 0 && !otherEvent) { expiredDeadline = EVRunLoop.Instant(nanoseconds: target) }
     }
 
     /// Where to wake in a window that ends a tolerance: at the served fire date, but early
@@ -152,9 +157,12 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// With the shared grid, at the grid point the window allows before that reserve, if any.
     private func tolerantTarget(_ window: WakeWindow) -> Int64 {
         let reserve = 1_000_000 &+ 2 &* max(meanOversleep, 0)
-        if usesSharedGrid, let point = WakeGrid.machine.place(window, reserve: reserve) { return point }
-        guard window.served != window.latest else { return window.latest }
-        return max(window.first, min(window.served, window.latest &- reserve))
+        if usesSharedGrid, let point = WakeGrid.machine.place(window, reserve: .nanoseconds(reserve)) {
+            return point.nanoseconds
+        }
+        let (first, served, latest) = (window.first.nanoseconds, window.served.nanoseconds, window.latest.nanoseconds)
+        guard served != latest else { return latest }
+        return max(first, min(served, latest &- reserve))
     }
 
     /// How early to wake for a precise deadline: 0 when the spin budget cannot pay for it.

@@ -20,8 +20,8 @@ final class VirtualBackend: Backend {
     private let sleeper = Sleeper()
     private let grid: WakeGrid
     private let sharedGrid = Atomic(false)
-    /// The deadline that ended the last wait, `.min` for none (an atomic only because the
-    /// backend is `Sendable`; the loop's thread alone uses it).
+    /// The deadline (ns) that ended the last wait, `.min` for none (an atomic only because
+    /// the backend is `Sendable`; the loop's thread alone uses it).
     private let expired = Atomic<Int64>(.min)
 
     init(clock: EVVirtualClock) {
@@ -34,16 +34,16 @@ final class VirtualBackend: Backend {
         set { sharedGrid.store(newValue, ordering: .relaxed) }
     }
 
-    var expiredDeadline: Int64? {
+    var expiredDeadline: EVRunLoop.Instant? {
         let deadline = expired.load(ordering: .relaxed)
-        return deadline == .min ? nil : deadline
+        return deadline == .min ? nil : EVRunLoop.Instant(nanoseconds: deadline)
     }
 
     func now() -> EVRunLoop.Instant { clock.now }
     func wallNow() -> Date { clock.wallNow }
     func wallNanos() -> Int64 { clock.wallNanos }
 
-    func wait(in window: WakeWindow, events: any BackendEvents) {
+    func wait(_ wait: Wait, events: any BackendEvents) {
         expired.store(.min, ordering: .relaxed)
         // A wall clock set before the wait ends it at once, as the real loop's
         // TFD_TIMER_CANCEL_ON_SET timerfd does, so that aligned timers re-align first.
@@ -52,13 +52,16 @@ final class VirtualBackend: Backend {
             return
         }
         if takeWake() { return }
-        if window.served != .max {
-            let target = usesSharedGrid ? grid.place(window, reserve: 0) ?? window.served : window.served
-            clock.advance(to: EVRunLoop.Instant(nanoseconds: target))
-            expired.store(target, ordering: .relaxed)
+        switch wait {
+        case .poll:
             return
+        case .until(let window):
+            let target = usesSharedGrid ? grid.place(window, reserve: .zero) ?? window.served : window.served
+            clock.advance(to: target)
+            expired.store(target.nanoseconds, ordering: .relaxed)
+        case .forever:
+            sleeper.sleep(until: takeWake)
         }
-        sleeper.sleep(until: takeWake)
     }
 
     /// Consumes a pending wake, if any.

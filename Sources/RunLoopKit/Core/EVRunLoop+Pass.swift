@@ -101,27 +101,28 @@ extension EVRunLoop {
     /// a polling pass collects readiness and consumes a pending wake, without sleeping.
     private func wait(in state: ModeState, until deadline: Int64, polling: Bool) {
         if polling {
-            backend.wait(in: .at(.min), events: self)
+            backend.wait(.poll, events: self)
         } else {
             stats.wakeups += 1
-            backend.wait(in: planWait(state, until: deadline), events: self)
+            backend.wait(planWait(state, until: Instant(nanoseconds: deadline)), events: self)
             plannedWake.store(.min, ordering: .relaxed)
         }
     }
 
-    /// The window of the coming wait, published in `plannedWake` so that another thread
+    /// The coming wait, its latest end published in `plannedWake` so that another thread
     /// adding a timer wakes the loop only when the timer must fire before that window ends.
     /// Tasks that arrived after the pass drained its inbox are taken first; the fence pairs
     /// with the one in `enqueue(_:wakingIfSleepingPast:)`.
-    private func planWait(_ state: ModeState, until deadline: Int64) -> WakeWindow {
+    private func planWait(_ state: ModeState, until deadline: Instant) -> Wait {
         while true {
             drainInbox()
             var timers = state.timers.wake
             timers.latest = min(timers.latest, deadline)
-            let window = timers.served < deadline ? timers : .at(deadline)
-            plannedWake.store(window.latest, ordering: .relaxed)
+            let wait: Wait = timers.served < deadline ? .until(timers)
+                : deadline == .distantFuture ? .forever : .until(.at(deadline))
+            plannedWake.store(wait.latestNanoseconds, ordering: .relaxed)
             atomicMemoryFence(ordering: .sequentiallyConsistent)
-            if !inboxPending.load(ordering: .relaxed) { return window }
+            if !inboxPending.load(ordering: .relaxed) { return wait }
         }
     }
 

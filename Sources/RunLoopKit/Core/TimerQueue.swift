@@ -30,7 +30,8 @@ struct TimerQueue {
     var isEmpty: Bool { exact.isEmpty && tolerantByFire.isEmpty }
 
     /// When the loop must wake to honour every tolerance, ignoring timers whose callout is
-    /// on the stack (as CF's `__CFArmNextTimerInMode` does); `.at(.max)` with no timers.
+    /// on the stack (as CF's `__CFArmNextTimerInMode` does); every instant `distantFuture`
+    /// with no timers.
     ///
     /// The window ends at the earliest `fire + tolerance`. Every timer due then is already
     /// due at the latest fire date at or before it (`served`), so a wake there fires the

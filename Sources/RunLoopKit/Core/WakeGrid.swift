@@ -65,20 +65,22 @@ struct WakeGrid: Sendable, Equatable {
     /// Where to wake in `window`: a grid point at or after ``WakeWindow/first`` and at or
     /// before `latest - reserve`, or nil when the window allows none (see the type's
     /// comment for the rule). `reserve` is at least zero.
-    func place(_ window: WakeWindow, reserve: Int64) -> Int64? {
+    func place(_ window: WakeWindow, reserve: Duration) -> EVRunLoop.Instant? {
+        let (first, served, latest) = (window.first.nanoseconds, window.served.nanoseconds, window.latest.nanoseconds)
+        let reserve = reserve.nanoseconds
         // A precise window is one instant; non-positive or unbounded instants are polls and
         // waits without a deadline.
-        guard !window.precise, window.first > 0, window.latest < .max, reserve >= 0 else { return nil }
-        let end = window.latest - reserve  // no overflow: latest > first > 0, reserve >= 0
-        guard end >= window.first else { return nil }
+        guard !window.precise, first > 0, latest < .max, reserve >= 0 else { return nil }
+        let end = latest - reserve  // no overflow: latest > first > 0, reserve >= 0
+        guard end >= first else { return nil }
         for step in Self.steps {
             let point = latestPoint(atOrBefore: end, step: step)
-            if point >= window.served { return point }
+            if point >= served { return EVRunLoop.Instant(nanoseconds: point) }
         }
-        let width = end - window.first
+        let width = end - first
         // `step >= width - width / 10` is `10 * step >= 9 * width` without overflow.
         guard let step = Self.steps.first(where: { $0 <= width && $0 >= width - width / 10 }) else { return nil }
-        return latestPoint(atOrBefore: end, step: step)
+        return EVRunLoop.Instant(nanoseconds: latestPoint(atOrBefore: end, step: step))
     }
 
     /// The latest point of `step`'s grid at or before `instant` (positive).

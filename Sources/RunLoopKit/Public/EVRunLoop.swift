@@ -466,10 +466,10 @@ public final class EVRunLoop: @unchecked Sendable {
     public var wallNow: Date { backend.wallNow() }
 
     /// Stamps the pass's wake; `deadline` is the one that ended its wait, if one did.
-    func markWake(deadline: Int64? = nil) {
+    func markWake(deadline: Instant? = nil) {
         lastWakeInstant = backend.now()
         lastWakeDate = backend.wallNow()
-        lastWakeDeadline = deadline.map(Instant.init(nanoseconds:))
+        lastWakeDeadline = deadline
     }
 
     /// The loop-clock instant (ns) of wall-clock `date`, exact to the nanosecond the `Date`
