@@ -17,7 +17,9 @@ import RunLoopKit
 @available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
 @_spi(Experimental) extension EVRunLoop: SchedulingExecutor {
     /// Runs `job` on the loop after `delay` on `clock`, within `tolerance` (none: exactly),
-    /// through a one-shot `EVTimer` in the loop's common modes.
+    /// through a one-shot `EVTimer` in the loop's common modes. As for `loop.clock`, the
+    /// timer's tolerance leaves a hand-off allowance (1/20 of it, at most 2 ms) for the job
+    /// to run after the timer fired.
     ///
     /// - Parameters:
     ///   - job: the job to run on the loop's thread.
@@ -27,8 +29,8 @@ import RunLoopKit
     public func enqueue<C: _Concurrency.Clock>(_ job: consuming ExecutorJob, after delay: C.Duration,
                                   tolerance: C.Duration?, clock: C) {
         let unowned = UnownedJob(job)
-        let timer = EVTimer(interval: Self.seconds(delay, on: clock), repeats: false,
-                            tolerance: tolerance.map { Self.seconds($0, on: clock) } ?? 0,
+        let timer = EVTimer(interval: Self.duration(delay, on: clock), repeats: false,
+                            tolerance: Self.timerTolerance(forSleepTolerance: tolerance.map { Self.duration($0, on: clock) } ?? .zero),
                             label: "Task.sleep") { [self] _ in
             enqueue(ExecutorJob(unowned))
         }
@@ -48,14 +50,13 @@ import RunLoopKit
         enqueue(job, after: clock.now.duration(to: instant), tolerance: tolerance, clock: clock)
     }
 
-    /// `duration` of `clock` in seconds, not below zero. Clocks measured in `Swift.Duration`
-    /// (`ContinuousClock`, `SuspendingClock`, the ones `Task.sleep` uses) only.
-    private static func seconds<C: _Concurrency.Clock>(_ duration: C.Duration, on clock: C) -> Double {
+    /// `duration` of `clock` as a `Swift.Duration`, not below zero. Clocks measured in
+    /// `Swift.Duration` (`ContinuousClock`, `SuspendingClock`, the ones `Task.sleep` uses) only.
+    private static func duration<C: _Concurrency.Clock>(_ duration: C.Duration, on clock: C) -> Duration {
         guard let duration = duration as? Duration else {
             fatalError("EVRunLoop.enqueue(_:after:tolerance:clock:): \(C.self) is not measured in Swift.Duration; a loop schedules jobs only on such clocks")
         }
-        let (seconds, attoseconds) = duration.components
-        return max(0, Double(seconds) + Double(attoseconds) / 1e18)
+        return max(.zero, duration)
     }
 }
 

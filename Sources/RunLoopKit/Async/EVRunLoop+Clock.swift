@@ -103,7 +103,7 @@ extension EVRunLoop {
     /// The tolerance of a sleep's timer: the sleep's, less a hand-off allowance (1/20 of it,
     /// at most ``handOffAllowance``), so that the task itself, not just its timer, resumes
     /// within the tolerance it asked for.
-    static func timerTolerance(forSleepTolerance tolerance: Duration) -> Duration {
+    package static func timerTolerance(forSleepTolerance tolerance: Duration) -> Duration {
         guard tolerance > .zero else { return .zero }
         return tolerance - min(tolerance / 20, handOffAllowance)
     }
