@@ -39,7 +39,9 @@ extension EVRunLoop {
 
     /// Re-sorts `timer` in every mode after its fire date or tolerance changed.
     func reschedule(_ timer: EVTimer) {
-        timer.places.forEach { place in place.withQueue { queue, slot in queue.update(slot) } }
+        timer.places.first?.withQueue { queue, slot in queue.update(slot) }
+        guard timer.places.hasOthers else { return }
+        for place in timer.places.others { place.withQueue { queue, slot in queue.update(slot) } }
     }
 
     /// Turns the timer's requested start into an instant of this loop's clock.
@@ -96,7 +98,18 @@ extension EVRunLoop {
         // but one with nothing due skips the search.
         state.timers.beginFiringPass()
         guard state.timers.hasDue(at: wake) else { return }
-        while let timer = state.timers.nextDue(at: wake) { fire(timer) }
+        while let timer = state.timers.nextDue(at: wake) {
+            // Unretained (the queue owns it): a queue letting go of it meanwhile leaves the
+            // release to this pass, done once the fire is over.
+            let releases = timer._withUnsafeGuaranteedRef { timer in
+                timer.heldByPass = true
+                fire(timer)
+                timer.heldByPass = false
+                defer { timer.releasesAfterFiring = 0 }
+                return timer.releasesAfterFiring
+            }
+            for _ in 0..<releases { timer.release() }
+        }
     }
 
     /// CF's `__CFRunLoopDoTimer`: the callout, then the next fire date. A repeating timer's

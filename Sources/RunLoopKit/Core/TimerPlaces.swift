@@ -24,6 +24,8 @@ struct TimerPlaces {
     private(set) var others: [Place] = []
 
     var isEmpty: Bool { first == nil }
+    /// Whether the timer is in more than one mode.
+    var hasOthers: Bool { !others.isEmpty }
 
     /// The place in `state`'s queue, if any.
     func place(in state: ModeState) -> Place? {

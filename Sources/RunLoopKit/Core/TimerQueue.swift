@@ -25,7 +25,9 @@ struct TimerQueue {
     private var tolerantByFire: [HeapEntry] = []
     private var tolerantByLatest: [HeapEntry] = []
     /// The current firing pass (see ``beginFiringPass()``).
-    private var pass: UInt64 = 1
+    private var pass: UInt32 = 1
+    /// Turns creation sequences into the entries' 32-bit tie-breakers.
+    private var ties = TieWindow()
 
     var isEmpty: Bool { exact.isEmpty && tolerantByFire.isEmpty }
 
@@ -50,7 +52,7 @@ struct TimerQueue {
 
     /// Queues `timer` (retaining it) and returns its slot.
     mutating func insert(_ timer: EVTimer) -> Int32 {
-        let record = TimerRecord(timer: .passRetained(timer), touchedInPass: pass)
+        let record = TimerRecord(timer: .passRetained(timer), tie: ties.tie(for: timer.sequence), touchedInPass: pass)
         let slot: Int32
         if let free = freeSlots.popLast() {
             slot = free
@@ -66,8 +68,19 @@ struct TimerQueue {
     /// Takes the timer in `slot` out of the queue (releasing it) and frees the slot.
     mutating func remove(_ slot: Int32) {
         unplace(slot)
-        records[Int(slot)].timer.release()
+        Self.release(records[Int(slot)].timer)
         freeSlots.append(slot)
+    }
+
+    /// Lets go of the queue's reference to `timer`; while a firing pass holds it unretained
+    /// (see ``nextDue(at:)``), the release waits until the pass is done with it.
+    private static func release(_ timer: Unmanaged<EVTimer>) {
+        let deferred = timer._withUnsafeGuaranteedRef { timer in
+            guard timer.heldByPass else { return false }
+            timer.releasesAfterFiring += 1
+            return true
+        }
+        if !deferred { timer.release() }
     }
 
     /// Re-sorts the timer in `slot` after its fire date or tolerance changed.
@@ -97,10 +110,11 @@ struct TimerQueue {
 
     private mutating func place(_ slot: Int32, tolerant: Bool, fire: Int64, latest: Int64) {
         if tolerant {
-            Self.push(&tolerantByFire, HeapEntry(key: fire, slot: slot), &records, byLatest: false)
-            Self.push(&tolerantByLatest, HeapEntry(key: latest, slot: slot), &records, byLatest: true)
+            let tie = records[Int(slot)].tie
+            Self.push(&tolerantByFire, HeapEntry(key: fire, slot: slot, tie: tie), &records, byLatest: false)
+            Self.push(&tolerantByLatest, HeapEntry(key: latest, slot: slot, tie: tie), &records, byLatest: true)
         } else {
-            Self.push(&exact, HeapEntry(key: fire, slot: slot), &records, byLatest: false)
+            Self.push(&exact, HeapEntry(key: fire, slot: slot, tie: records[Int(slot)].tie), &records, byLatest: false)
         }
     }
 
@@ -126,14 +140,22 @@ struct TimerQueue {
     /// Starts a firing pass: timers inserted or re-sorted from now on are not due in it.
     /// Together with ``nextDue(at:)`` this gives CF's snapshot semantics (the timers due when
     /// the pass starts fire, in fire order) without copying or sorting a snapshot.
-    mutating func beginFiringPass() { pass &+= 1 }
+    mutating func beginFiringPass() {
+        pass &+= 1
+        guard pass == 0 else { return }
+        // Once in 2^32 passes: no record may keep a number the coming passes will reuse.
+        pass = 1
+        for index in records.indices { records[index].touchedInPass = 0 }
+    }
 
     /// The next timer to fire in this pass: the earliest (then oldest) timer due at `now`
-    /// that was queued before the pass began, valid and not firing. Returned retained: its
-    /// callout may remove it from the queue.
+    /// that was queued before the pass began, valid and not firing. Returned unretained: the
+    /// caller sets ``EVTimer/heldByPass`` before the callout, and a removal meanwhile defers
+    /// the queue's release until the caller is done (``EVTimer/releasesAfterFiring``), so the
+    /// timer outlives its fire without reference counting per fire.
     /// (`mutating` only so that callers reach the queue in place: a read of a class's stored
     /// struct would copy it, retaining its arrays.)
-    mutating func nextDue(at now: Int64) -> EVTimer? {
+    mutating func nextDue(at now: Int64) -> Unmanaged<EVTimer>? {
         let a = firstEligible(exact, dueBy: now)
         let b = firstEligible(tolerantByFire, dueBy: now)
         let entry: HeapEntry
@@ -143,7 +165,7 @@ struct TimerQueue {
         case let (nil, b?): entry = b
         case let (a?, b?): entry = before(a, b) ? a : b
         }
-        return records[Int(entry.slot)].timer.takeUnretainedValue()
+        return records[Int(entry.slot)].timer
     }
 
     /// Every timer in the queue, in no particular order.
@@ -153,7 +175,7 @@ struct TimerQueue {
 
     /// Lets go of every queued timer (the mode is going away).
     mutating func releaseAll() {
-        for entry in exact + tolerantByFire { records[Int(entry.slot)].timer.release() }
+        for entry in exact + tolerantByFire { Self.release(records[Int(entry.slot)].timer) }
         records = []
         freeSlots = []
         exact = []
@@ -165,7 +187,22 @@ struct TimerQueue {
 
     /// By key, then by creation, so equal dates fire in creation order.
     private func before(_ a: HeapEntry, _ b: HeapEntry) -> Bool {
-        a.key != b.key ? a.key < b.key : records[Int(a.slot)].sequence < records[Int(b.slot)].sequence
+        a.key != b.key ? a.key < b.key : Self.createdBefore(a, b, records)
+    }
+
+    /// The tie-break of equal keys: creation order, from the entries' ties when they
+    /// differ, otherwise (both outside the window) from the timers' full sequences.
+    private static func createdBefore(_ a: HeapEntry, _ b: HeapEntry, _ records: [TimerRecord]) -> Bool {
+        if a.tie != b.tie { return a.tie < b.tie }
+        return records[Int(a.slot)].sequence < records[Int(b.slot)].sequence
+    }
+
+    /// The timers' full sequences: ties outside the window (rare).
+    @inline(never)
+    private static func sequenceBefore(
+        _ a: HeapEntry, _ b: HeapEntry, _ records: UnsafeMutableBufferPointer<TimerRecord>
+    ) -> Bool {
+        records[Int(a.slot)].sequence < records[Int(b.slot)].sequence
     }
 
     /// Whether the wake ignores the timer in `slot`: its callout is on the stack, or it was
@@ -271,7 +308,7 @@ struct TimerQueue {
     }
 
     private static func before(_ a: HeapEntry, _ b: HeapEntry, _ records: [TimerRecord]) -> Bool {
-        a.key != b.key ? a.key < b.key : records[Int(a.slot)].sequence < records[Int(b.slot)].sequence
+        a.key != b.key ? a.key < b.key : createdBefore(a, b, records)
     }
 
     private static func setIndex(_ records: inout [TimerRecord], _ slot: Int32, _ index: Int, byLatest: Bool) {
@@ -339,7 +376,9 @@ struct TimerQueue {
     private static func precedes(
         _ a: HeapEntry, _ b: HeapEntry, _ records: UnsafeMutableBufferPointer<TimerRecord>
     ) -> Bool {
-        a.key != b.key ? a.key < b.key : records[Int(a.slot)].sequence < records[Int(b.slot)].sequence
+        if a.key != b.key { return a.key < b.key }
+        if a.tie != b.tie { return a.tie < b.tie }
+        return sequenceBefore(a, b, records)
     }
 
     @inline(__always)
@@ -353,23 +392,45 @@ struct TimerQueue {
 }
 
 /// One queued timer in one mode (24 bytes): the timer (retained by the queue), where it
-/// sits in the heaps, and the firing pass that last touched it.
+/// sits in the heaps, its tie-breaker, and the firing pass that last touched it.
 struct TimerRecord {
     let timer: Unmanaged<EVTimer>
+    /// The timer's creation order as its entries carry it (see ``TieWindow``).
+    let tie: UInt32
     /// Index in the fire heap (exact or tolerant), and in the deadline heap (-1 if none).
     var fireIndex: Int32 = -1
     var latestIndex: Int32 = -1
     /// The firing pass in which the timer was queued or re-sorted: it waits for the next
     /// pass, as a timer outside CF's snapshot of due timers does.
-    var touchedInPass: UInt64
+    var touchedInPass: UInt32
 
     /// The timer's creation order: the tie-break for equal fire dates (read only on ties).
     var sequence: UInt64 { timer._withUnsafeGuaranteedRef { $0.sequence } }
 }
 
-/// A heap entry: the key (fire instant, or fire + tolerance) and the record's slot; 16
-/// bytes, as libev's.
+/// A heap entry: the key (fire instant, or fire + tolerance), the record's slot and the
+/// timer's tie-breaker (its creation order, see ``TieWindow``); 16 bytes, as libev's. Equal
+/// keys (timers made for one date, or one interval from one start) compare their ties
+/// without leaving the heap.
 struct HeapEntry {
     var key: Int64
     let slot: Int32
+    let tie: UInt32
+}
+
+/// Creation sequences (64-bit, from one process-wide counter) as 32-bit tie-breakers in
+/// the same order: a sequence within 2^31 of the first one the queue saw maps to its offset
+/// in that window, one before the window to 0, one after it to `UInt32.max`. The map never
+/// reverses an order, and two different timers get equal ties only outside the window, so
+/// a comparison whose ties are equal reads the timers' full sequences instead. Ties thus
+/// compare exactly, and almost always without touching the timers.
+struct TieWindow {
+    private var base: UInt64?
+
+    mutating func tie(for sequence: UInt64) -> UInt32 {
+        let base = self.base ?? (sequence > (1 << 31) ? sequence - (1 << 31) : 0)
+        self.base = base
+        guard sequence > base else { return 0 }
+        return UInt32(min(sequence - base, UInt64(UInt32.max)))
+    }
 }

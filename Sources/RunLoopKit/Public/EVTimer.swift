@@ -64,6 +64,11 @@ public final class EVTimer: @unchecked Sendable {
     /// Whether ``fireDate`` was set during the timer's own callout: the date set is kept
     /// instead of the next interval (CF's `oldFireTSR < _fireTSR` test).
     @exclusivity(unchecked) var fireDateSetInCallout = false
+    /// Whether a firing pass holds the timer unretained (from before its callout until the
+    /// pass is done with it); the queues' releases meanwhile wait, counted in
+    /// ``releasesAfterFiring``.
+    @exclusivity(unchecked) var heldByPass = false
+    @exclusivity(unchecked) var releasesAfterFiring: UInt32 = 0
     @exclusivity(unchecked) var fireNanos: Int64 = 0
     @exclusivity(unchecked) var toleranceNanos: Int64
     /// The end of the tolerance; a fire date at the end of the clock stays there ("never").
