@@ -5,12 +5,14 @@
 /// and then fires every timer whose fire instant has passed. Among all wake schedules that
 /// respect every tolerance, this one wakes the fewest times.
 ///
-/// Storage is compact: one ``TimerRecord`` per queued timer in a contiguous array (a slot,
-/// reused after removal), and 4-ary heaps of 16-byte ``HeapEntry``s (fire instant and slot,
-/// libev's layout). Timers without tolerance (the common case) sit in one heap by fire
-/// instant, which answers both questions; timers with a tolerance sit in a heap by fire
-/// instant and in one by fire + tolerance. A sift compares plain integers and writes each
-/// moved entry's index into its record; no reference counting anywhere on that path.
+/// Storage is compact: one ``TimerRecord`` (16 bytes) per queued timer in a contiguous array
+/// (a slot, reused after removal), the timer's heap indices in two parallel `Int32` arrays,
+/// and 4-ary heaps of 16-byte ``HeapEntry``s (libev's layout). Timers without tolerance (the
+/// common case) sit in one heap by fire instant, which answers both questions; timers with a
+/// tolerance sit in a heap by fire instant and in one by fire + tolerance. A sift compares
+/// 128-bit ranks and writes each moved entry's index into the index array (4 bytes per
+/// timer: 400 KB for 100k timers, where records would be 1.6 MB); no reference counting
+/// anywhere on that path.
 ///
 /// The queue owns each queued timer: the record holds it retained from ``insert(_:)`` to
 /// ``remove(_:)`` (or ``releaseAll()``, when the mode goes away), so an added timer that
@@ -20,6 +22,10 @@
 /// CF on Linux ignores tolerance, so it has no second ordering.
 struct TimerQueue {
     private var records: [TimerRecord] = []
+    /// By slot: the index of the timer's entry in its fire heap (exact or tolerant), and in
+    /// the deadline heap (-1 if none).
+    private var fireIndices: [Int32] = []
+    private var latestIndices: [Int32] = []
     private var freeSlots: [Int32] = []
     private var exact: [HeapEntry] = []
     private var tolerantByFire: [HeapEntry] = []
@@ -60,6 +66,8 @@ struct TimerQueue {
         } else {
             slot = Int32(records.count)
             records.append(record)
+            fireIndices.append(-1)
+            latestIndices.append(-1)
         }
         place(slot, tolerant: timer.toleranceNanos != 0, fire: timer.fireNanos, latest: timer.latestNanos)
         return slot
@@ -89,46 +97,44 @@ struct TimerQueue {
             ($0.fireNanos, $0.latestNanos, $0.toleranceNanos != 0)
         }
         records[Int(slot)].touchedInPass = pass
-        let wasTolerant = records[Int(slot)].latestIndex >= 0
+        let wasTolerant = latestIndices[Int(slot)] >= 0
         guard wasTolerant == tolerant else {
             unplace(slot)
             place(slot, tolerant: tolerant, fire: fire, latest: latest)
             return
         }
-        let index = Int(records[Int(slot)].fireIndex)
         if tolerant {
-            tolerantByFire[index].key = fire
-            Self.restore(&tolerantByFire, index, &records, byLatest: false)
-            let latestIndex = Int(records[Int(slot)].latestIndex)
-            tolerantByLatest[latestIndex].key = latest
-            Self.restore(&tolerantByLatest, latestIndex, &records, byLatest: true)
+            TimerHeap.rekey(&tolerantByFire, slot: slot, to: fire, &fireIndices, records, exactTies: ties.isExact)
+            TimerHeap.rekey(&tolerantByLatest, slot: slot, to: latest, &latestIndices, records, exactTies: ties.isExact)
         } else {
-            exact[index].key = fire
-            Self.restore(&exact, index, &records, byLatest: false)
+            TimerHeap.rekey(&exact, slot: slot, to: fire, &fireIndices, records, exactTies: ties.isExact)
         }
     }
 
     private mutating func place(_ slot: Int32, tolerant: Bool, fire: Int64, latest: Int64) {
+        let tie = records[Int(slot)].tie
         if tolerant {
-            let tie = records[Int(slot)].tie
-            Self.push(&tolerantByFire, HeapEntry(key: fire, slot: slot, tie: tie), &records, byLatest: false)
-            Self.push(&tolerantByLatest, HeapEntry(key: latest, slot: slot, tie: tie), &records, byLatest: true)
+            TimerHeap.push(&tolerantByFire, HeapEntry(key: fire, slot: slot, tie: tie), &fireIndices, records,
+                           exactTies: ties.isExact)
+            TimerHeap.push(&tolerantByLatest, HeapEntry(key: latest, slot: slot, tie: tie), &latestIndices, records,
+                           exactTies: ties.isExact)
         } else {
-            Self.push(&exact, HeapEntry(key: fire, slot: slot, tie: records[Int(slot)].tie), &records, byLatest: false)
+            TimerHeap.push(&exact, HeapEntry(key: fire, slot: slot, tie: tie), &fireIndices, records,
+                           exactTies: ties.isExact)
         }
     }
 
     private mutating func unplace(_ slot: Int32) {
-        let fireIndex = Int(records[Int(slot)].fireIndex)
-        let latestIndex = Int(records[Int(slot)].latestIndex)
+        let fireIndex = Int(fireIndices[Int(slot)])
+        let latestIndex = Int(latestIndices[Int(slot)])
         if latestIndex >= 0 {
-            Self.remove(&tolerantByFire, at: fireIndex, &records, byLatest: false)
-            Self.remove(&tolerantByLatest, at: latestIndex, &records, byLatest: true)
+            TimerHeap.remove(&tolerantByFire, at: fireIndex, &fireIndices, records, exactTies: ties.isExact)
+            TimerHeap.remove(&tolerantByLatest, at: latestIndex, &latestIndices, records, exactTies: ties.isExact)
         } else {
-            Self.remove(&exact, at: fireIndex, &records, byLatest: false)
+            TimerHeap.remove(&exact, at: fireIndex, &fireIndices, records, exactTies: ties.isExact)
         }
-        records[Int(slot)].fireIndex = -1
-        records[Int(slot)].latestIndex = -1
+        fireIndices[Int(slot)] = -1
+        latestIndices[Int(slot)] = -1
     }
 
     /// Whether any timer's fire date is at or before `now` (the heap tops; a pass with none
@@ -156,6 +162,10 @@ struct TimerQueue {
     /// (`mutating` only so that callers reach the queue in place: a read of a class's stored
     /// struct would copy it, retaining its arrays.)
     mutating func nextDue(at now: Int64) -> Unmanaged<EVTimer>? {
+        if tolerantByFire.isEmpty {  // the common case: one heap to ask
+            guard let top = exact.first, top.key <= now else { return nil }
+            if isEligible(top.slot) { return records[Int(top.slot)].timer }
+        }
         let a = firstEligible(exact, dueBy: now)
         let b = firstEligible(tolerantByFire, dueBy: now)
         let entry: HeapEntry
@@ -177,6 +187,8 @@ struct TimerQueue {
     mutating func releaseAll() {
         for entry in exact + tolerantByFire { Self.release(records[Int(entry.slot)].timer) }
         records = []
+        fireIndices = []
+        latestIndices = []
         freeSlots = []
         exact = []
         tolerantByFire = []
@@ -185,24 +197,12 @@ struct TimerQueue {
 
     // MARK: Queries
 
-    /// By key, then by creation, so equal dates fire in creation order.
+    /// By key, then by creation, so equal dates fire in creation order (ties compared as
+    /// the heaps compare them).
     private func before(_ a: HeapEntry, _ b: HeapEntry) -> Bool {
-        a.key != b.key ? a.key < b.key : Self.createdBefore(a, b, records)
-    }
-
-    /// The tie-break of equal keys: creation order, from the entries' ties when they
-    /// differ, otherwise (both outside the window) from the timers' full sequences.
-    private static func createdBefore(_ a: HeapEntry, _ b: HeapEntry, _ records: [TimerRecord]) -> Bool {
+        if a.key != b.key { return a.key < b.key }
         if a.tie != b.tie { return a.tie < b.tie }
         return records[Int(a.slot)].sequence < records[Int(b.slot)].sequence
-    }
-
-    /// The timers' full sequences: ties outside the window (rare).
-    @inline(never)
-    private static func sequenceBefore(
-        _ a: HeapEntry, _ b: HeapEntry, _ records: UnsafeMutableBufferPointer<TimerRecord>
-    ) -> Bool {
-        records[Int(a.slot)].sequence < records[Int(b.slot)].sequence
     }
 
     /// Whether the wake ignores the timer in `slot`: its callout is on the stack, or it was
@@ -271,166 +271,24 @@ struct TimerQueue {
         return best
     }
 
-    // MARK: The 4-ary heap (half the depth of a binary heap; libev's shape for its timers)
-
-    private static let arity = 4
-
+    /// The children of `index` in a heap of `count` entries.
     private func children(of index: Int, count: Int) -> Range<Int> {
-        let first = Self.arity * index + 1
-        return min(first, count)..<min(first + Self.arity, count)
-    }
-
-    private static func push(
-        _ heap: inout [HeapEntry], _ entry: HeapEntry, _ records: inout [TimerRecord], byLatest: Bool
-    ) {
-        heap.append(entry)
-        siftUp(&heap, heap.count - 1, &records, byLatest: byLatest)
-    }
-
-    private static func remove(
-        _ heap: inout [HeapEntry], at index: Int, _ records: inout [TimerRecord], byLatest: Bool
-    ) {
-        let last = heap.removeLast()
-        guard index < heap.count else { return }
-        heap[index] = last
-        setIndex(&records, last.slot, index, byLatest: byLatest)
-        restore(&heap, index, &records, byLatest: byLatest)
-    }
-
-    private static func restore(
-        _ heap: inout [HeapEntry], _ index: Int, _ records: inout [TimerRecord], byLatest: Bool
-    ) {
-        if index > 0, before(heap[index], heap[(index - 1) / arity], records) {
-            siftUp(&heap, index, &records, byLatest: byLatest)
-        } else {
-            siftDown(&heap, index, &records, byLatest: byLatest)
-        }
-    }
-
-    private static func before(_ a: HeapEntry, _ b: HeapEntry, _ records: [TimerRecord]) -> Bool {
-        a.key != b.key ? a.key < b.key : createdBefore(a, b, records)
-    }
-
-    private static func setIndex(_ records: inout [TimerRecord], _ slot: Int32, _ index: Int, byLatest: Bool) {
-        if byLatest { records[Int(slot)].latestIndex = Int32(index) } else { records[Int(slot)].fireIndex = Int32(index) }
-    }
-
-    private static func siftUp(
-        _ heap: inout [HeapEntry], _ start: Int, _ records: inout [TimerRecord], byLatest: Bool
-    ) {
-        records.withUnsafeMutableBufferPointer { records in
-            heap.withUnsafeMutableBufferPointer { heap in
-                var index = start
-                let entry = heap[index]
-                while index > 0 {
-                    let parent = (index &- 1) / arity
-                    guard precedes(entry, heap[parent], records) else { break }
-                    heap[index] = heap[parent]
-                    mark(records, heap[index].slot, index, byLatest)
-                    index = parent
-                }
-                heap[index] = entry
-                mark(records, entry.slot, index, byLatest)
-            }
-        }
-    }
-
-    @inline(__always)
-    private static func siftDown(
-        _ heap: inout [HeapEntry], _ start: Int, _ records: inout [TimerRecord], byLatest: Bool
-    ) {
-        records.withUnsafeMutableBufferPointer { records in
-            heap.withUnsafeMutableBufferPointer { heap in
-                var index = start
-                let entry = heap[index]
-                let count = heap.count
-                while true {
-                    let first = arity &* index &+ 1
-                    guard first < count else { break }
-                    // The earliest child; a node with all four children (every level but the
-                    // last) compares them without a loop.
-                    var child = first
-                    if first &+ 3 < count {
-                        let pairA = precedes(heap[first &+ 1], heap[first], records) ? first &+ 1 : first
-                        let pairB = precedes(heap[first &+ 3], heap[first &+ 2], records) ? first &+ 3 : first &+ 2
-                        child = precedes(heap[pairB], heap[pairA], records) ? pairB : pairA
-                    } else {
-                        var other = first &+ 1
-                        while other < count {
-                            if precedes(heap[other], heap[child], records) { child = other }
-                            other &+= 1
-                        }
-                    }
-                    guard precedes(heap[child], entry, records) else { break }
-                    heap[index] = heap[child]
-                    mark(records, heap[index].slot, index, byLatest)
-                    index = child
-                }
-                heap[index] = entry
-                mark(records, entry.slot, index, byLatest)
-            }
-        }
-    }
-
-    @inline(__always)
-    private static func precedes(
-        _ a: HeapEntry, _ b: HeapEntry, _ records: UnsafeMutableBufferPointer<TimerRecord>
-    ) -> Bool {
-        if a.key != b.key { return a.key < b.key }
-        if a.tie != b.tie { return a.tie < b.tie }
-        return sequenceBefore(a, b, records)
-    }
-
-    @inline(__always)
-    private static func mark(
-        _ records: UnsafeMutableBufferPointer<TimerRecord>, _ slot: Int32, _ index: Int, _ byLatest: Bool
-    ) {
-        if byLatest { records[Int(slot)].latestIndex = Int32(truncatingIfNeeded: index) } else {
-            records[Int(slot)].fireIndex = Int32(truncatingIfNeeded: index)
-        }
+        let first = TimerHeap.arity * index + 1
+        return min(first, count)..<min(first + TimerHeap.arity, count)
     }
 }
 
-/// One queued timer in one mode (24 bytes): the timer (retained by the queue), where it
-/// sits in the heaps, its tie-breaker, and the firing pass that last touched it.
+/// One queued timer in one mode (16 bytes): the timer (retained by the queue), its
+/// tie-breaker, and the firing pass that last touched it. (Where it sits in the heaps is in
+/// the queue's index arrays, which the sifts write.)
 struct TimerRecord {
     let timer: Unmanaged<EVTimer>
     /// The timer's creation order as its entries carry it (see ``TieWindow``).
     let tie: UInt32
-    /// Index in the fire heap (exact or tolerant), and in the deadline heap (-1 if none).
-    var fireIndex: Int32 = -1
-    var latestIndex: Int32 = -1
     /// The firing pass in which the timer was queued or re-sorted: it waits for the next
     /// pass, as a timer outside CF's snapshot of due timers does.
     var touchedInPass: UInt32
 
     /// The timer's creation order: the tie-break for equal fire dates (read only on ties).
     var sequence: UInt64 { timer._withUnsafeGuaranteedRef { $0.sequence } }
-}
-
-/// A heap entry: the key (fire instant, or fire + tolerance), the record's slot and the
-/// timer's tie-breaker (its creation order, see ``TieWindow``); 16 bytes, as libev's. Equal
-/// keys (timers made for one date, or one interval from one start) compare their ties
-/// without leaving the heap.
-struct HeapEntry {
-    var key: Int64
-    let slot: Int32
-    let tie: UInt32
-}
-
-/// Creation sequences (64-bit, from one process-wide counter) as 32-bit tie-breakers in
-/// the same order: a sequence within 2^31 of the first one the queue saw maps to its offset
-/// in that window, one before the window to 0, one after it to `UInt32.max`. The map never
-/// reverses an order, and two different timers get equal ties only outside the window, so
-/// a comparison whose ties are equal reads the timers' full sequences instead. Ties thus
-/// compare exactly, and almost always without touching the timers.
-struct TieWindow {
-    private var base: UInt64?
-
-    mutating func tie(for sequence: UInt64) -> UInt32 {
-        let base = self.base ?? (sequence > (1 << 31) ? sequence - (1 << 31) : 0)
-        self.base = base
-        guard sequence > base else { return 0 }
-        return UInt32(min(sequence - base, UInt64(UInt32.max)))
-    }
 }

@@ -1,0 +1,164 @@
+/// The 4-ary heaps of ``TimerQueue`` (half the depth of a binary heap; libev's shape for its
+/// timers): entries ordered by key, then by creation, each moved entry's index written into
+/// the queue's index array for that heap. Entries and indices are reached through raw
+/// buffers, so a sift does no uniqueness checks and no reference counting.
+enum TimerHeap {
+    static let arity = 4
+
+    /// A heap's entries, its index array and the queue's records, as a sift sees them.
+    struct Buffers {
+        let heap: UnsafeMutablePointer<HeapEntry>
+        let count: Int
+        /// By slot: where the slot's entry sits in this heap.
+        let indices: UnsafeMutablePointer<Int32>
+        /// Read only on equal ties outside the tie window (``BySequence``).
+        let records: UnsafePointer<TimerRecord>
+
+        @inline(__always)
+        func mark(_ slot: Int32, _ index: Int) {
+            indices[Int(slot)] = Int32(truncatingIfNeeded: index)
+        }
+    }
+
+    /// An order of entries: (key, tie) alone, or with the timers' sequences for equal ties.
+    protocol Order {
+        static func precedes(_ a: HeapEntry, _ b: HeapEntry, _ buffers: Buffers) -> Bool
+    }
+
+    /// By rank: exact while every tie is (``TieWindow/isExact``); one compare, no branch.
+    enum ByRank: Order {
+        @inline(__always)
+        static func precedes(_ a: HeapEntry, _ b: HeapEntry, _ buffers: Buffers) -> Bool { a.rank < b.rank }
+    }
+
+    /// By key, then tie, then (for equal ties, outside the tie window) the timers' sequences.
+    enum BySequence: Order {
+        @inline(__always)
+        static func precedes(_ a: HeapEntry, _ b: HeapEntry, _ buffers: Buffers) -> Bool {
+            if a.key != b.key { return a.key < b.key }
+            if a.tie != b.tie { return a.tie < b.tie }
+            return sequenceBefore(a, b, buffers)
+        }
+
+        @inline(never)
+        private static func sequenceBefore(_ a: HeapEntry, _ b: HeapEntry, _ buffers: Buffers) -> Bool {
+            buffers.records[Int(a.slot)].sequence < buffers.records[Int(b.slot)].sequence
+        }
+    }
+
+    /// Calls `body` with raw access to `heap`, `indices` and `records`.
+    @inline(__always)
+    static func withBuffers<Result>(
+        _ heap: inout [HeapEntry], _ indices: inout [Int32], _ records: [TimerRecord], _ body: (Buffers) -> Result
+    ) -> Result {
+        records.withUnsafeBufferPointer { records in
+            indices.withUnsafeMutableBufferPointer { indices in
+                heap.withUnsafeMutableBufferPointer { heap in
+                    body(Buffers(heap: heap.baseAddress!, count: heap.count, indices: indices.baseAddress!,
+                                 records: records.baseAddress!))
+                }
+            }
+        }
+    }
+
+    static func push(
+        _ heap: inout [HeapEntry], _ entry: HeapEntry, _ indices: inout [Int32], _ records: [TimerRecord],
+        exactTies: Bool
+    ) {
+        heap.append(entry)
+        withBuffers(&heap, &indices, records) { buffers in
+            if exactTies {
+                siftUp(buffers, from: buffers.count - 1, ByRank.self)
+            } else {
+                siftUp(buffers, from: buffers.count - 1, BySequence.self)
+            }
+        }
+    }
+
+    static func remove(
+        _ heap: inout [HeapEntry], at index: Int, _ indices: inout [Int32], _ records: [TimerRecord],
+        exactTies: Bool
+    ) {
+        let last = heap.removeLast()
+        guard index < heap.count else { return }
+        heap[index] = last
+        withBuffers(&heap, &indices, records) { buffers in
+            buffers.mark(last.slot, index)
+            if exactTies { restore(buffers, at: index, ByRank.self) } else { restore(buffers, at: index, BySequence.self) }
+        }
+    }
+
+    /// Sets the key of the entry of the timer in `slot` and moves the entry to its place.
+    static func rekey(
+        _ heap: inout [HeapEntry], slot: Int32, to key: Int64, _ indices: inout [Int32], _ records: [TimerRecord],
+        exactTies: Bool
+    ) {
+        withBuffers(&heap, &indices, records) { buffers in
+            let index = Int(buffers.indices[Int(slot)])
+            let old = buffers.heap[index].key
+            buffers.heap[index].key = key
+            // A later date (every repeating timer's reschedule) can only move down.
+            switch (key >= old, exactTies) {
+            case (true, true): siftDown(buffers, from: index, ByRank.self)
+            case (true, false): siftDown(buffers, from: index, BySequence.self)
+            case (false, true): restore(buffers, at: index, ByRank.self)
+            case (false, false): restore(buffers, at: index, BySequence.self)
+            }
+        }
+    }
+
+    @inline(__always)
+    static func restore<O: Order>(_ buffers: Buffers, at index: Int, _ order: O.Type) {
+        if index > 0, O.precedes(buffers.heap[index], buffers.heap[(index &- 1) / arity], buffers) {
+            siftUp(buffers, from: index, order)
+        } else {
+            siftDown(buffers, from: index, order)
+        }
+    }
+
+    static func siftUp<O: Order>(_ buffers: Buffers, from start: Int, _ order: O.Type) {
+        let heap = buffers.heap
+        var index = start
+        let entry = heap[index]
+        while index > 0 {
+            let parent = (index &- 1) / arity
+            guard O.precedes(entry, heap[parent], buffers) else { break }
+            heap[index] = heap[parent]
+            buffers.mark(heap[index].slot, index)
+            index = parent
+        }
+        heap[index] = entry
+        buffers.mark(entry.slot, index)
+    }
+
+    static func siftDown<O: Order>(_ buffers: Buffers, from start: Int, _ order: O.Type) {
+        let heap = buffers.heap
+        let count = buffers.count
+        var index = start
+        let entry = heap[index]
+        while true {
+            let first = arity &* index &+ 1
+            guard first < count else { break }
+            // The earliest child; a node with all four children (every level but the last)
+            // compares them without a loop.
+            var child = first
+            if first &+ 3 < count {
+                let pairA = O.precedes(heap[first &+ 1], heap[first], buffers) ? first &+ 1 : first
+                let pairB = O.precedes(heap[first &+ 3], heap[first &+ 2], buffers) ? first &+ 3 : first &+ 2
+                child = O.precedes(heap[pairB], heap[pairA], buffers) ? pairB : pairA
+            } else {
+                var other = first &+ 1
+                while other < count {
+                    if O.precedes(heap[other], heap[child], buffers) { child = other }
+                    other &+= 1
+                }
+            }
+            guard O.precedes(heap[child], entry, buffers) else { break }
+            heap[index] = heap[child]
+            buffers.mark(heap[index].slot, index)
+            index = child
+        }
+        heap[index] = entry
+        buffers.mark(entry.slot, index)
+    }
+}
