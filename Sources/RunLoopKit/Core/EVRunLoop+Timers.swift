@@ -14,7 +14,14 @@ extension EVRunLoop {
         guard timer.isValid else { return }
         resolveStart(of: timer)
         if timer.isAligned { alignedTimers[ObjectIdentifier(timer)] = timer }
+        if let last = lastTimerMode, last.mode == mode {
+            last.state._withUnsafeGuaranteedRef { insert(timer, into: $0) }
+            return
+        }
         let resolved = resolve(mode)
+        if !resolved.isCommon, let state = resolved.states.first {
+            lastTimerMode = (mode, .passUnretained(state))
+        }
         if resolved.isCommon { commonTimers.insert(timer) }
         for state in resolved.states { insert(timer, into: state) }
     }
@@ -32,9 +39,15 @@ extension EVRunLoop {
     func removeEverywhere(_ timer: EVTimer) {
         if !commonTimers.isEmpty { commonTimers.remove(timer) }
         if timer.isAligned { alignedTimers[ObjectIdentifier(timer)] = nil }
-        let places = timer.places
-        timer.places.removeAll()
-        withExtendedLifetime(timer) { places.forEach { $0.state.timers.remove($0.slot) } }
+        guard let first = timer.places.first else { return }
+        if timer.places.hasOthers {
+            let places = timer.places.all
+            timer.places.removeAll()
+            withExtendedLifetime(timer) { for place in places { place.withQueue { $0.remove($1) } } }
+        } else {
+            timer.places.removeAll()
+            withExtendedLifetime(timer) { first.withQueue { $0.remove($1) } }
+        }
     }
 
     /// Re-sorts `timer` in every mode after its fire date or tolerance changed.

@@ -43,12 +43,16 @@ public final class EVRunLoop: @unchecked Sendable {
     @exclusivity(unchecked) var commonModeSet: Set<Mode> = [.default]
     /// The last answer of ``resolve(_:)``; cleared when the common modes change.
     @exclusivity(unchecked) var lastResolved: ResolvedMode?
+    /// The state of the last concrete mode a timer was added to (adds to one mode in a row
+    /// skip resolving it); its state is unowned: a loop never drops a mode state it holds in
+    /// `modes` (``ownerThreadExited()`` clears this with them).
+    @exclusivity(unchecked) var lastTimerMode: (mode: Mode, state: Unmanaged<ModeState>)?
     /// The state the last run started with (a mode state, once made, is never replaced).
     @exclusivity(unchecked) var lastRunState: ModeState?
     var commonObservers = Members<EVObserver>()
-    var commonTimers = Members<EVTimer>()
+    @exclusivity(unchecked) var commonTimers = Members<EVTimer>()
     var commonSources = Members<EVSource>()
-    var alignedTimers: [ObjectIdentifier: EVTimer] = [:]
+    @exclusivity(unchecked) var alignedTimers: [ObjectIdentifier: EVTimer] = [:]
     @exclusivity(unchecked) var runStack: [ModeState] = []
     @exclusivity(unchecked) var blocks: [QueuedBlock] = []
     /// The backend's watches (signal sources, and the descriptor sources of `armedState`).
@@ -130,6 +134,7 @@ public final class EVRunLoop: @unchecked Sendable {
         modes = [:]
         lastRunState = nil
         lastResolved = nil
+        lastTimerMode = nil
         armedState = nil
         pendingArms = []
         readySources = []
