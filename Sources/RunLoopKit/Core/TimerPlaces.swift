@@ -20,8 +20,10 @@ struct TimerPlaces {
         }
     }
 
-    private(set) var first: Place?
+    // `others` first: the 12-byte `first` then ends the struct, so a timer's flags pack
+    // right after it.
     private(set) var others: [Place] = []
+    private(set) var first: Place?
 
     var isEmpty: Bool { first == nil }
     /// Whether the timer is in more than one mode.

@@ -26,11 +26,11 @@ import Synchronization
 ///
 /// The corresponding CFRunLoop type is `CFRunLoopTimer` (`Timer` in Foundation).
 public final class EVTimer: @unchecked Sendable {
-    // Safe to share: the schedule (everything but `link`, `block` and the constants) is
-    // read and written only on the thread of the loop the timer was added to, or on the
-    // creating thread before it is added; calls from other threads are forwarded to the
-    // loop's inbox. `link` (validity and loop) locks itself; `block` and the constants
-    // never change.
+    // Safe to share: the schedule (everything but `link`, `block`, `extras` and the
+    // constants) is read and written only on the thread of the loop the timer was added to,
+    // or on the creating thread before it is added; calls from other threads are forwarded
+    // to the loop's inbox. `link` (validity and loop) locks itself; `block`, `extras` and
+    // the constants never change.
 
     /// How the first fire date is given; resolved on the loop's clock when first added.
     enum Start {
@@ -42,24 +42,19 @@ public final class EVTimer: @unchecked Sendable {
         case resolved
     }
 
-    // Stored properties are declared in an order that packs them (the one-byte flags next
-    // to `start`'s tag): 144 bytes per timer instead of 184.
+    // Stored properties are declared in an order that packs them, the ones every fire
+    // touches first (one or two cache lines); what few timers use (a label, wall-clock
+    // alignment, a release hook) sits out of line in `extras`: 128 bytes per timer.
 
-    /// A name for traces (``EVRunLoop/Trace``); nil shows as `"timer"`.
-    public let label: String?
-    let block: @Sendable (EVTimer) -> Void
-    let intervalNanos: Int64
-    /// For wall-clock aligned timers: the grid offset in ns; `.min` for ordinary timers.
-    private let alignmentOffset: Int64
-    /// Tie-breaker for equal fire dates: creation order.
-    let sequence: UInt64
-
-    /// Validity and the loop the timer belongs to, changed together (a timer serves one loop
-    /// only, as in CF).
-    let link = LoopLink()
-    var start: Start
-    let repeats: Bool
     // Loop thread only (see above); plain reads and writes that never span a callout.
+    /// The next fire instant once resolved; before that, the payload of ``start``.
+    @exclusivity(unchecked) var fireNanos: Int64 = 0
+    let intervalNanos: Int64
+    @exclusivity(unchecked) var toleranceNanos: Int64
+    let block: @Sendable (EVTimer) -> Void
+    /// Where the timer is queued: one slot per mode it is in.
+    @exclusivity(unchecked) var places = TimerPlaces()
+    let repeats: Bool
     @exclusivity(unchecked) var isFiring = false
     /// Whether ``fireDate`` was set during the timer's own callout: the date set is kept
     /// instead of the next interval (CF's `oldFireTSR < _fireTSR` test).
@@ -69,34 +64,70 @@ public final class EVTimer: @unchecked Sendable {
     /// ``releasesAfterFiring``.
     @exclusivity(unchecked) var heldByPass = false
     @exclusivity(unchecked) var releasesAfterFiring: UInt32 = 0
-    @exclusivity(unchecked) var fireNanos: Int64 = 0
-    @exclusivity(unchecked) var toleranceNanos: Int64
+    /// Which case ``start`` is (its payload is in ``fireNanos``).
+    @exclusivity(unchecked) private var startKind: StartKind
+    /// Validity and the loop the timer belongs to, changed together (a timer serves one loop
+    /// only, as in CF).
+    let link = LoopLink()
+    /// Tie-breaker for equal fire dates: creation order.
+    let sequence: UInt64
+    private let extras: TimerExtras?
+
     /// The end of the tolerance; a fire date at the end of the clock stays there ("never").
     var latestNanos: Int64 { fireNanos.saturatingAdd(toleranceNanos) }
+    /// A name for traces (``EVRunLoop/Trace``); nil shows as `"timer"`.
+    public var label: String? { extras?.label }
     /// For wall-clock aligned timers: the grid offset in ns; nil for ordinary timers.
-    var alignmentOffsetNanos: Int64? { alignmentOffset == .min ? nil : alignmentOffset }
+    var alignmentOffsetNanos: Int64? { extras?.alignmentOffsetNanos }
+    /// Called when the timer's loop lets go of it for good (the loop is released, or its
+    /// thread exited).
+    var loopReleased: (@Sendable () -> Void)? { extras?.loopReleased }
     /// The loop this timer was added to.
     var loop: EVRunLoop? { link.loop }
-    /// Where the timer is queued: one slot per mode it is in.
-    @exclusivity(unchecked) var places = TimerPlaces()
-    /// Called when the timer's loop lets go of it for good (the loop is released, or its
-    /// thread exited); set once, before the timer is shared.
-    var loopReleased: (@Sendable () -> Void)?
+
+    /// The case of ``Start``, stored in one byte.
+    private enum StartKind: UInt8 { case afterInterval, at, instant, monotonicGrid, resolved }
+
+    /// How the first fire date is given, until it is resolved: a kind byte and ``fireNanos``.
+    var start: Start {
+        get {
+            switch startKind {
+            case .afterInterval: .afterInterval(fireNanos)
+            case .at: .at(Date(timeIntervalSinceReferenceDate: Double(bitPattern: UInt64(bitPattern: fireNanos))))
+            case .instant: .instant(fireNanos)
+            case .monotonicGrid: .monotonicGrid
+            case .resolved: .resolved
+            }
+        }
+        set {
+            switch newValue {
+            case .afterInterval(let nanos): (startKind, fireNanos) = (.afterInterval, nanos)
+            case .at(let date):
+                (startKind, fireNanos) = (.at, Int64(bitPattern: date.timeIntervalSinceReferenceDate.bitPattern))
+            case .instant(let nanos): (startKind, fireNanos) = (.instant, nanos)
+            case .monotonicGrid: startKind = .monotonicGrid
+            case .resolved: startKind = .resolved  // `fireNanos` holds the resolved instant
+            }
+        }
+    }
 
     private static let counter = Atomic<UInt64>(0)
 
     init(
         start: Start, intervalNanos: Int64, repeats: Bool, toleranceNanos: Int64,
-        alignmentOffsetNanos: Int64?, label: String?, block: @escaping @Sendable (EVTimer) -> Void
+        alignmentOffsetNanos: Int64?, label: String?, loopReleased: (@Sendable () -> Void)? = nil,
+        block: @escaping @Sendable (EVTimer) -> Void
     ) {
-        self.start = start
+        startKind = .resolved
         self.intervalNanos = intervalNanos
         self.repeats = repeats
         self.toleranceNanos = toleranceNanos
-        self.alignmentOffset = alignmentOffsetNanos ?? .min
-        self.label = label
+        extras = label == nil && alignmentOffsetNanos == nil && loopReleased == nil
+            ? nil
+            : TimerExtras(label: label, alignmentOffsetNanos: alignmentOffsetNanos, loopReleased: loopReleased)
         self.block = block
         sequence = Self.counter.add(1, ordering: .relaxed).newValue
+        self.start = start
     }
 
     /// Creates a timer that first fires `interval` seconds after it is added to a loop.
@@ -390,5 +421,19 @@ public final class EVTimer: @unchecked Sendable {
         } else {
             body(self)
         }
+    }
+}
+
+/// The parts of an ``EVTimer`` that few timers have, out of line so that a plain timer
+/// stays small: a label, a wall-clock alignment, a hook for its loop letting go of it.
+private final class TimerExtras: Sendable {
+    let label: String?
+    let alignmentOffsetNanos: Int64?
+    let loopReleased: (@Sendable () -> Void)?
+
+    init(label: String?, alignmentOffsetNanos: Int64?, loopReleased: (@Sendable () -> Void)?) {
+        self.label = label
+        self.alignmentOffsetNanos = alignmentOffsetNanos
+        self.loopReleased = loopReleased
     }
 }
