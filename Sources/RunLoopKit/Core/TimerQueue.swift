@@ -97,7 +97,7 @@ struct TimerQueue {
             ($0.fireNanos, $0.latestNanos, $0.toleranceNanos != 0)
         }
         records[Int(slot)].touchedInPass = pass
-        let wasTolerant = latestIndices[Int(slot)] >= 0
+        let wasTolerant = !isExact(slot, at: Int(fireIndices[Int(slot)]))
         guard wasTolerant == tolerant else {
             unplace(slot)
             place(slot, tolerant: tolerant, fire: fire, latest: latest)
@@ -126,15 +126,22 @@ struct TimerQueue {
 
     private mutating func unplace(_ slot: Int32) {
         let fireIndex = Int(fireIndices[Int(slot)])
-        let latestIndex = Int(latestIndices[Int(slot)])
-        if latestIndex >= 0 {
+        if isExact(slot, at: fireIndex) {
+            TimerHeap.remove(&exact, at: fireIndex, &fireIndices, records, exactTies: ties.isExact)
+        } else {
+            let latestIndex = Int(latestIndices[Int(slot)])
             TimerHeap.remove(&tolerantByFire, at: fireIndex, &fireIndices, records, exactTies: ties.isExact)
             TimerHeap.remove(&tolerantByLatest, at: latestIndex, &latestIndices, records, exactTies: ties.isExact)
-        } else {
-            TimerHeap.remove(&exact, at: fireIndex, &fireIndices, records, exactTies: ties.isExact)
+            latestIndices[Int(slot)] = -1
         }
         fireIndices[Int(slot)] = -1
-        latestIndices[Int(slot)] = -1
+    }
+
+    /// Whether the timer in `slot`, whose fire-heap index is `fireIndex`, sits in the exact
+    /// heap: told from the entry there (which the caller reads anyway), not from
+    /// `latestIndices`, so exact timers never touch that array.
+    private func isExact(_ slot: Int32, at fireIndex: Int) -> Bool {
+        fireIndex < exact.count && exact[fireIndex].slot == slot
     }
 
     /// Whether any timer's fire date is at or before `now` (the heap tops; a pass with none
