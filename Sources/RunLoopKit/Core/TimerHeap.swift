@@ -1,7 +1,8 @@
 /// The 4-ary heaps of ``TimerQueue`` (half the depth of a binary heap; libev's shape for its
 /// timers): entries ordered by key, then by creation, each moved entry's index written into
-/// the queue's index array for that heap. Entries and indices are reached through raw
-/// buffers, so a sift does no uniqueness checks and no reference counting.
+/// the queue's index store for that heap. Entries and indices are reached through raw
+/// pointers into ``TimerStore``s, so a sift does no uniqueness checks and no reference
+/// counting.
 enum TimerHeap {
     static let arity = 4
 
@@ -46,64 +47,54 @@ enum TimerHeap {
         }
     }
 
-    /// Calls `body` with raw access to `heap`, `indices` and `records`.
+    /// Raw access to `heap`, `indices` and `records`.
     @inline(__always)
-    static func withBuffers<Result>(
-        _ heap: inout [HeapEntry], _ indices: inout [Int32], _ records: [TimerRecord], _ body: (Buffers) -> Result
-    ) -> Result {
-        records.withUnsafeBufferPointer { records in
-            indices.withUnsafeMutableBufferPointer { indices in
-                heap.withUnsafeMutableBufferPointer { heap in
-                    body(Buffers(heap: heap.baseAddress!, count: heap.count, indices: indices.baseAddress!,
-                                 records: records.baseAddress!))
-                }
-            }
-        }
+    static func buffers(
+        _ heap: TimerStore<HeapEntry>, _ indices: TimerStore<Int32>, _ records: TimerStore<TimerRecord>
+    ) -> Buffers {
+        Buffers(heap: heap.base, count: heap.count, indices: indices.base, records: UnsafePointer(records.base))
     }
 
     static func push(
-        _ heap: inout [HeapEntry], _ entry: HeapEntry, _ indices: inout [Int32], _ records: [TimerRecord],
-        exactTies: Bool
+        _ heap: TimerStore<HeapEntry>, _ entry: HeapEntry, _ indices: TimerStore<Int32>,
+        _ records: TimerStore<TimerRecord>, exactTies: Bool
     ) {
         heap.append(entry)
-        withBuffers(&heap, &indices, records) { buffers in
-            if exactTies {
-                siftUp(buffers, from: buffers.count - 1, ByRank.self)
-            } else {
-                siftUp(buffers, from: buffers.count - 1, BySequence.self)
-            }
+        let buffers = buffers(heap, indices, records)
+        if exactTies {
+            siftUp(buffers, from: buffers.count - 1, ByRank.self)
+        } else {
+            siftUp(buffers, from: buffers.count - 1, BySequence.self)
         }
     }
 
     static func remove(
-        _ heap: inout [HeapEntry], at index: Int, _ indices: inout [Int32], _ records: [TimerRecord],
-        exactTies: Bool
+        _ heap: TimerStore<HeapEntry>, at index: Int, _ indices: TimerStore<Int32>,
+        _ records: TimerStore<TimerRecord>, exactTies: Bool
     ) {
         let last = heap.removeLast()
         guard index < heap.count else { return }
         heap[index] = last
-        withBuffers(&heap, &indices, records) { buffers in
-            buffers.mark(last.slot, index)
-            if exactTies { restore(buffers, at: index, ByRank.self) } else { restore(buffers, at: index, BySequence.self) }
-        }
+        let buffers = buffers(heap, indices, records)
+        buffers.mark(last.slot, index)
+        if exactTies { restore(buffers, at: index, ByRank.self) } else { restore(buffers, at: index, BySequence.self) }
     }
 
     /// Sets the key of the entry of the timer in `slot` and moves the entry to its place.
     static func rekey(
-        _ heap: inout [HeapEntry], slot: Int32, to key: Int64, _ indices: inout [Int32], _ records: [TimerRecord],
-        exactTies: Bool
+        _ heap: TimerStore<HeapEntry>, slot: Int32, to key: Int64, _ indices: TimerStore<Int32>,
+        _ records: TimerStore<TimerRecord>, exactTies: Bool
     ) {
-        withBuffers(&heap, &indices, records) { buffers in
-            let index = Int(buffers.indices[Int(slot)])
-            let old = buffers.heap[index].key
-            buffers.heap[index].key = key
-            // A later date (every repeating timer's reschedule) can only move down.
-            switch (key >= old, exactTies) {
-            case (true, true): siftDown(buffers, from: index, ByRank.self)
-            case (true, false): siftDown(buffers, from: index, BySequence.self)
-            case (false, true): restore(buffers, at: index, ByRank.self)
-            case (false, false): restore(buffers, at: index, BySequence.self)
-            }
+        let buffers = buffers(heap, indices, records)
+        let index = Int(buffers.indices[Int(slot)])
+        let old = buffers.heap[index].key
+        buffers.heap[index].key = key
+        // A later date (every repeating timer's reschedule) can only move down.
+        switch (key >= old, exactTies) {
+        case (true, true): siftDown(buffers, from: index, ByRank.self)
+        case (true, false): siftDown(buffers, from: index, BySequence.self)
+        case (false, true): restore(buffers, at: index, ByRank.self)
+        case (false, false): restore(buffers, at: index, BySequence.self)
         }
     }
 

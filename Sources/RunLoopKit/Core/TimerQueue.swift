@@ -21,15 +21,16 @@
 /// The corresponding CF structure is the sorted `_timers` array of `__CFRunLoopMode`;
 /// CF on Linux ignores tolerance, so it has no second ordering.
 struct TimerQueue {
-    private var records: [TimerRecord] = []
+    // Stores, not arrays: references owned by this queue alone (see ``TimerStore``).
+    private let records = TimerStore<TimerRecord>()
     /// By slot: the index of the timer's entry in its fire heap (exact or tolerant), and in
     /// the deadline heap (-1 if none).
-    private var fireIndices: [Int32] = []
-    private var latestIndices: [Int32] = []
-    private var freeSlots: [Int32] = []
-    private var exact: [HeapEntry] = []
-    private var tolerantByFire: [HeapEntry] = []
-    private var tolerantByLatest: [HeapEntry] = []
+    private let fireIndices = TimerStore<Int32>()
+    private let latestIndices = TimerStore<Int32>()
+    private let freeSlots = TimerStore<Int32>()
+    private let exact = TimerStore<HeapEntry>()
+    private let tolerantByFire = TimerStore<HeapEntry>()
+    private let tolerantByLatest = TimerStore<HeapEntry>()
     /// The current firing pass (see ``beginFiringPass()``).
     private var pass: UInt32 = 1
     /// Turns creation sequences into the entries' 32-bit tie-breakers.
@@ -104,22 +105,22 @@ struct TimerQueue {
             return
         }
         if tolerant {
-            TimerHeap.rekey(&tolerantByFire, slot: slot, to: fire, &fireIndices, records, exactTies: ties.isExact)
-            TimerHeap.rekey(&tolerantByLatest, slot: slot, to: latest, &latestIndices, records, exactTies: ties.isExact)
+            TimerHeap.rekey(tolerantByFire, slot: slot, to: fire, fireIndices, records, exactTies: ties.isExact)
+            TimerHeap.rekey(tolerantByLatest, slot: slot, to: latest, latestIndices, records, exactTies: ties.isExact)
         } else {
-            TimerHeap.rekey(&exact, slot: slot, to: fire, &fireIndices, records, exactTies: ties.isExact)
+            TimerHeap.rekey(exact, slot: slot, to: fire, fireIndices, records, exactTies: ties.isExact)
         }
     }
 
     private mutating func place(_ slot: Int32, tolerant: Bool, fire: Int64, latest: Int64) {
         let tie = records[Int(slot)].tie
         if tolerant {
-            TimerHeap.push(&tolerantByFire, HeapEntry(key: fire, slot: slot, tie: tie), &fireIndices, records,
+            TimerHeap.push(tolerantByFire, HeapEntry(key: fire, slot: slot, tie: tie), fireIndices, records,
                            exactTies: ties.isExact)
-            TimerHeap.push(&tolerantByLatest, HeapEntry(key: latest, slot: slot, tie: tie), &latestIndices, records,
+            TimerHeap.push(tolerantByLatest, HeapEntry(key: latest, slot: slot, tie: tie), latestIndices, records,
                            exactTies: ties.isExact)
         } else {
-            TimerHeap.push(&exact, HeapEntry(key: fire, slot: slot, tie: tie), &fireIndices, records,
+            TimerHeap.push(exact, HeapEntry(key: fire, slot: slot, tie: tie), fireIndices, records,
                            exactTies: ties.isExact)
         }
     }
@@ -127,11 +128,11 @@ struct TimerQueue {
     private mutating func unplace(_ slot: Int32) {
         let fireIndex = Int(fireIndices[Int(slot)])
         if isExact(slot, at: fireIndex) {
-            TimerHeap.remove(&exact, at: fireIndex, &fireIndices, records, exactTies: ties.isExact)
+            TimerHeap.remove(exact, at: fireIndex, fireIndices, records, exactTies: ties.isExact)
         } else {
             let latestIndex = Int(latestIndices[Int(slot)])
-            TimerHeap.remove(&tolerantByFire, at: fireIndex, &fireIndices, records, exactTies: ties.isExact)
-            TimerHeap.remove(&tolerantByLatest, at: latestIndex, &latestIndices, records, exactTies: ties.isExact)
+            TimerHeap.remove(tolerantByFire, at: fireIndex, fireIndices, records, exactTies: ties.isExact)
+            TimerHeap.remove(tolerantByLatest, at: latestIndex, latestIndices, records, exactTies: ties.isExact)
             latestIndices[Int(slot)] = -1
         }
         fireIndices[Int(slot)] = -1
@@ -187,19 +188,18 @@ struct TimerQueue {
 
     /// Every timer in the queue, in no particular order.
     var allTimers: [EVTimer] {
-        (exact + tolerantByFire).map { records[Int($0.slot)].timer.takeUnretainedValue() }
+        (exact.indices.map { exact[$0] } + tolerantByFire.indices.map { tolerantByFire[$0] })
+            .map { records[Int($0.slot)].timer.takeUnretainedValue() }
     }
 
     /// Lets go of every queued timer (the mode is going away).
     mutating func releaseAll() {
-        for entry in exact + tolerantByFire { Self.release(records[Int(entry.slot)].timer) }
-        records = []
-        fireIndices = []
-        latestIndices = []
-        freeSlots = []
-        exact = []
-        tolerantByFire = []
-        tolerantByLatest = []
+        for heap in [exact, tolerantByFire] {
+            for index in heap.indices { Self.release(records[Int(heap[index].slot)].timer) }
+        }
+        for store in [exact, tolerantByFire, tolerantByLatest] { store.removeAll() }
+        for store in [fireIndices, latestIndices, freeSlots] { store.removeAll() }
+        records.removeAll()
     }
 
     // MARK: Queries
@@ -226,7 +226,7 @@ struct TimerQueue {
 
     /// The smallest key among timers not firing; `.max` if none. The top answers unless its
     /// timer is firing (only inside a nested run), when a walk descends through firing ones.
-    private func earliestKeyNotFiring(_ heap: [HeapEntry]) -> Int64 {
+    private func earliestKeyNotFiring(_ heap: TimerStore<HeapEntry>) -> Int64 {
         guard let top = heap.first else { return .max }
         if !isFiring(top.slot) { return top.key }
         var best = Int64.max
@@ -245,7 +245,7 @@ struct TimerQueue {
 
     /// The largest key at or before `limit` among timers not firing (a walk of the entries
     /// at or before `limit`: the timers the coming wake serves anyway).
-    private func latestKeyNotFiring(_ heap: [HeapEntry], atOrBefore limit: Int64) -> Int64? {
+    private func latestKeyNotFiring(_ heap: TimerStore<HeapEntry>, atOrBefore limit: Int64) -> Int64? {
         guard let top = heap.first, top.key <= limit else { return nil }
         var best: Int64?
         var stack = [0]
@@ -261,7 +261,7 @@ struct TimerQueue {
     /// The earliest entry due by `now` whose timer may fire in this pass. The top answers
     /// unless it is not eligible (its callout is on the stack, or it was touched in this
     /// pass), when a walk visits the due subtree under it.
-    private func firstEligible(_ heap: [HeapEntry], dueBy now: Int64) -> HeapEntry? {
+    private func firstEligible(_ heap: TimerStore<HeapEntry>, dueBy now: Int64) -> HeapEntry? {
         guard let top = heap.first, top.key <= now else { return nil }
         if isEligible(top.slot) { return top }
         var best: HeapEntry?
