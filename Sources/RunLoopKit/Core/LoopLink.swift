@@ -15,8 +15,10 @@ struct LoopLink: ~Copyable, Sendable {
     /// The outcome of ``claim(for:)``.
     enum Claim { case claimed, invalidated, otherLoop }
 
-    private let valid = Atomic<Bool>(true)
+    // The lock first, the flag last: the struct ends on a one-byte field, so an owner's
+    // small fields pack right after it.
     private let state = Mutex(LoopLinkState())
+    private let valid = Atomic<Bool>(true)
 
     var isValid: Bool { valid.load(ordering: .acquiring) }
 

@@ -130,24 +130,32 @@ enum TimerHeap {
         while true {
             let first = arity &* index &+ 1
             guard first < count else { break }
-            // The earliest child; a node with all four children (every level but the last)
-            // compares them without a loop.
-            var child = first
+            // The earliest child, kept in registers; a node with all four children (every
+            // level but the last) compares them in pairs, without branches.
+            var child: HeapEntry
+            var offset: Int
             if first &+ 3 < count {
-                let pairA = O.precedes(heap[first &+ 1], heap[first], buffers) ? first &+ 1 : first
-                let pairB = O.precedes(heap[first &+ 3], heap[first &+ 2], buffers) ? first &+ 3 : first &+ 2
-                child = O.precedes(heap[pairB], heap[pairA], buffers) ? pairB : pairA
+                let children = heap + first
+                let (e0, e1, e2, e3) = (children[0], children[1], children[2], children[3])
+                let pairA = O.precedes(e1, e0, buffers)
+                let pairB = O.precedes(e3, e2, buffers)
+                let (a, aOffset) = pairA ? (e1, 1) : (e0, 0)
+                let (b, bOffset) = pairB ? (e3, 3) : (e2, 2)
+                let takeB = O.precedes(b, a, buffers)
+                (child, offset) = takeB ? (b, bOffset) : (a, aOffset)
             } else {
-                var other = first &+ 1
-                while other < count {
-                    if O.precedes(heap[other], heap[child], buffers) { child = other }
+                (child, offset) = (heap[first], 0)
+                var other = 1
+                while first &+ other < count {
+                    let candidate = heap[first &+ other]
+                    if O.precedes(candidate, child, buffers) { (child, offset) = (candidate, other) }
                     other &+= 1
                 }
             }
-            guard O.precedes(heap[child], entry, buffers) else { break }
-            heap[index] = heap[child]
-            buffers.mark(heap[index].slot, index)
-            index = child
+            guard O.precedes(child, entry, buffers) else { break }
+            heap[index] = child
+            buffers.mark(child.slot, index)
+            index = first &+ offset
         }
         heap[index] = entry
         buffers.mark(entry.slot, index)

@@ -43,8 +43,8 @@ public final class EVTimer: @unchecked Sendable {
     }
 
     // Stored properties are declared in an order that packs them, the ones every fire
-    // touches first (one or two cache lines); what few timers use (a label, wall-clock
-    // alignment, a release hook) sits out of line in `extras`: 128 bytes per timer.
+    // touches first; what few timers use (a label, wall-clock alignment, a release hook)
+    // sits out of line in `extras`: 120 bytes per timer (a 128-byte malloc block).
 
     // Loop thread only (see above); plain reads and writes that never span a callout.
     /// The next fire instant once resolved; before that, the payload of ``start``.
@@ -54,6 +54,11 @@ public final class EVTimer: @unchecked Sendable {
     let block: @Sendable (EVTimer) -> Void
     /// Where the timer is queued: one slot per mode it is in.
     @exclusivity(unchecked) var places = TimerPlaces()
+    /// Queue releases left to the firing pass that holds the timer (see ``heldByPass``).
+    @exclusivity(unchecked) var releasesAfterFiring: UInt32 = 0
+    /// Validity and the loop the timer belongs to, changed together (a timer serves one loop
+    /// only, as in CF).
+    let link = LoopLink()
     let repeats: Bool
     @exclusivity(unchecked) var isFiring = false
     /// Whether ``fireDate`` was set during the timer's own callout: the date set is kept
@@ -63,12 +68,8 @@ public final class EVTimer: @unchecked Sendable {
     /// pass is done with it); the queues' releases meanwhile wait, counted in
     /// ``releasesAfterFiring``.
     @exclusivity(unchecked) var heldByPass = false
-    @exclusivity(unchecked) var releasesAfterFiring: UInt32 = 0
     /// Which case ``start`` is (its payload is in ``fireNanos``).
     @exclusivity(unchecked) private var startKind: StartKind
-    /// Validity and the loop the timer belongs to, changed together (a timer serves one loop
-    /// only, as in CF).
-    let link = LoopLink()
     /// Tie-breaker for equal fire dates: creation order.
     let sequence: UInt64
     private let extras: TimerExtras?
