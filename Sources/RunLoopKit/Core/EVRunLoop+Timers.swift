@@ -14,13 +14,13 @@ extension EVRunLoop {
         guard timer.isValid else { return }
         resolveStart(of: timer)
         if timer.isAligned { alignedTimers[ObjectIdentifier(timer)] = timer }
-        if let last = lastTimerMode, last.mode == mode {
-            last.state._withUnsafeGuaranteedRef { insert(timer, into: $0) }
+        if let state = lastTimerState, lastTimerMode == mode {
+            state._withUnsafeGuaranteedRef { insert(timer, into: $0) }
             return
         }
         let resolved = resolve(mode)
         if !resolved.isCommon, let state = resolved.states.first {
-            lastTimerMode = (mode, .passUnretained(state))
+            (lastTimerMode, lastTimerState) = (mode, .passUnretained(state))
         }
         if resolved.isCommon { commonTimers.insert(timer) }
         for state in resolved.states { insert(timer, into: state) }

@@ -46,7 +46,8 @@ public final class EVRunLoop: @unchecked Sendable {
     /// The state of the last concrete mode a timer was added to (adds to one mode in a row
     /// skip resolving it); its state is unowned: a loop never drops a mode state it holds in
     /// `modes` (``ownerThreadExited()`` clears this with them).
-    @exclusivity(unchecked) var lastTimerMode: (mode: Mode, state: Unmanaged<ModeState>)?
+    @exclusivity(unchecked) var lastTimerMode: Mode?
+    @exclusivity(unchecked) var lastTimerState: Unmanaged<ModeState>?
     /// The state the last run started with (a mode state, once made, is never replaced).
     @exclusivity(unchecked) var lastRunState: ModeState?
     var commonObservers = Members<EVObserver>()
@@ -135,6 +136,7 @@ public final class EVRunLoop: @unchecked Sendable {
         lastRunState = nil
         lastResolved = nil
         lastTimerMode = nil
+        lastTimerState = nil
         armedState = nil
         pendingArms = []
         readySources = []

@@ -259,7 +259,7 @@ public final class EVTimer: @unchecked Sendable {
     /// Seconds to nanoseconds; beyond ±9e9 s (285 years) the interval is clamped there.
     private static func checkedInterval(_ interval: TimeInterval, repeats: Bool, call: String) -> Int64 {
         require(interval.isFinite, "\(call): interval \(interval) is not finite")
-        return checkedInterval(nanos: Int64((min(max(interval, -9e9), 9e9) * 1e9).rounded()), repeats: repeats)
+        return checkedInterval(nanos: nanoseconds(min(max(interval, -9e9), 9e9)), repeats: repeats)
     }
 
     /// A non-positive repeating interval becomes 0.1 ms, Foundation's documented floor.
@@ -268,9 +268,21 @@ public final class EVTimer: @unchecked Sendable {
     }
 
     static func checkedTolerance(_ tolerance: TimeInterval, call: String) -> Int64 {
+        if tolerance == 0 { return 0 }  // the common case
         require(tolerance.isFinite, "\(call): tolerance \(tolerance) is not finite")
         require(tolerance >= 0, "\(call): tolerance \(tolerance) s is negative")
-        return Int64((min(tolerance, 9e9) * 1e9).rounded())
+        return nanoseconds(min(tolerance, 9e9))
+    }
+
+    /// `Int64((seconds * 1e9).rounded())` (ties away from zero) without a call to libm's
+    /// `round`, for finite `seconds` within ±9e9: below 2^52 the product's whole and
+    /// fractional parts are exact in a `Double`; above, it is a whole number already.
+    static func nanoseconds(_ seconds: Double) -> Int64 {
+        let product = seconds * 1e9
+        let whole = Int64(product)  // truncated toward zero
+        guard abs(product) < 0x1p52 else { return whole }
+        let fraction = product - Double(whole)
+        return fraction >= 0.5 ? whole + 1 : fraction <= -0.5 ? whole - 1 : whole
     }
 
     static func checkedTolerance(nanos: Int64, call: String) -> Int64 {
