@@ -69,6 +69,18 @@ struct TimerOwnershipTests {
         #expect(weak.timer == nil)
     }
 
+    @Test("a timer invalidated on its loop's thread after leaving every mode also leaves .common")
+    func invalidateOutOfEveryMode() {
+        let timer = EVTimer(fireAt: start + .milliseconds(10)) { _ in }
+        loop.add(timer, forMode: .common)
+        loop.remove(timer, forMode: .default)  // still added to .common, in no mode
+        #expect(loop.contains(timer, inMode: .common))
+        timer.invalidate()
+        #expect(!loop.contains(timer, inMode: .common))
+        loop.addCommonMode("later")
+        #expect(!loop.contains(timer, inMode: "later"))
+    }
+
     @Test("tie-breakers order like creation sequences, and are equal only outside their window")
     func tieWindow() {
         var window = TieWindow()

@@ -31,7 +31,27 @@ struct LoopLink: ~Copyable, Sendable {
             guard valid.load(ordering: .relaxed) else { return .invalidated }
             if let owner = state.loop { return owner === loop ? .claimed : .otherLoop }
             state.loop = loop
+            state.ownerThread = loop.owner
             return .claimed
+        }
+    }
+
+    /// How ``invalidate(from:)`` went.
+    enum Invalidation {
+        /// It was invalid already.
+        case unchanged
+        /// It was valid, and `thread` (the caller's) owns its loop: the caller finds the
+        /// loop without a strong reference through `weak`.
+        case onOwnerThread
+        /// It was valid; the loop it belongs to (nil if none, or gone), which must remove it.
+        case elsewhere(EVRunLoop?)
+    }
+
+    /// Marks it invalid, like ``invalidate()``, without reading the loop when `thread` owns it.
+    func invalidate(from thread: UInt64) -> Invalidation {
+        state.withLock { state in
+            guard valid.exchange(false, ordering: .acquiringAndReleasing) else { return .unchanged }
+            return state.ownerThread == thread ? .onOwnerThread : .elsewhere(state.loop)
         }
     }
 
@@ -49,4 +69,6 @@ struct LoopLink: ~Copyable, Sendable {
 /// crashes the Swift 6.3 compiler).
 struct LoopLinkState {
     weak var loop: EVRunLoop?
+    /// The ``EVRunLoop/owner`` of `loop` (0 before the first add): a thread id, never reused.
+    var ownerThread: UInt64 = 0
 }

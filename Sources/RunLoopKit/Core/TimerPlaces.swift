@@ -14,6 +14,14 @@ struct TimerPlaces {
 
         var state: ModeState { unmanagedState.takeUnretainedValue() }
 
+        /// Calls `body` with the loop of the mode state, without reference counting (the loop
+        /// is alive while its queue holds the timer).
+        func withLoop(_ body: (EVRunLoop) -> Void) {
+            unmanagedState._withUnsafeGuaranteedRef { state in
+                Unmanaged.passUnretained(state.loop)._withUnsafeGuaranteedRef(body)
+            }
+        }
+
         /// Calls `body` with the mode state's queue and the slot, without reference counting.
         func withQueue(_ body: (inout TimerQueue, Int32) -> Void) {
             unmanagedState._withUnsafeGuaranteedRef { body(&$0.timers, slot) }

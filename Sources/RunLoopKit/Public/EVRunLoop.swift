@@ -32,7 +32,7 @@ public final class EVRunLoop: @unchecked Sendable {
 
     let backend: any Backend
     /// The owning thread's ``ThreadLoops/id``: never reused, unlike a `pthread_t`.
-    private let owner: UInt64
+    let owner: UInt64
     /// Whether this is ``main``, the one loop that services libdispatch's main queue.
     let isMainLoop: Bool
 
@@ -99,7 +99,7 @@ public final class EVRunLoop: @unchecked Sendable {
         self.owner = owner
         self.isMainLoop = isMainLoop
         actorExecutor.loop = self
-        modes[.default] = ModeState(mode: .default)
+        modes[.default] = ModeState(mode: .default, loop: self)
     }
 
     deinit { breakCycles() }
@@ -253,7 +253,7 @@ public final class EVRunLoop: @unchecked Sendable {
     /// The state of `mode`, created on first use.
     func modeState(_ mode: Mode) -> ModeState {
         if let state = modes[mode] { return state }
-        let state = ModeState(mode: mode)
+        let state = ModeState(mode: mode, loop: self)
         modes[mode] = state
         return state
     }

@@ -409,12 +409,24 @@ public final class EVTimer: @unchecked Sendable {
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopTimerInvalidate`.
     public func invalidate() {
-        let (changed, loop) = link.invalidate()
-        guard changed, let loop else { return }
-        if loop.isOwnerThread {
-            loop.removeEverywhere(self)
-        } else {
-            loop.enqueue { loop.removeEverywhere(self) }
+        switch link.invalidate(from: ThreadLoops.currentID) {
+        case .unchanged:
+            return
+        case .onOwnerThread:
+            // A queued timer reaches its loop through its first mode (the loop is alive while
+            // its queues hold the timer); otherwise through the link.
+            if let place = places.first {
+                place.withLoop { $0.removeEverywhere(self) }
+            } else if let loop = link.loop {
+                loop.removeEverywhere(self)
+            }
+        case .elsewhere(let loop):
+            guard let loop else { return }
+            if loop.isOwnerThread {
+                loop.removeEverywhere(self)
+            } else {
+                loop.enqueue { loop.removeEverywhere(self) }
+            }
         }
     }
 
