@@ -14,6 +14,11 @@ struct TimerPlaces {
 
         var state: ModeState { unmanagedState.takeUnretainedValue() }
 
+        /// Whether this place is in `state` (an identity test, without reference counting).
+        func isIn(_ state: ModeState) -> Bool {
+            unmanagedState.toOpaque() == Unmanaged.passUnretained(state).toOpaque()
+        }
+
         /// Calls `body` with the loop of the mode state, without reference counting (the loop
         /// is alive while its queue holds the timer).
         func withLoop(_ body: (EVRunLoop) -> Void) {
@@ -39,8 +44,8 @@ struct TimerPlaces {
 
     /// The place in `state`'s queue, if any.
     func place(in state: ModeState) -> Place? {
-        if let first, first.state === state { return first }
-        return others.first { $0.state === state }
+        if let first, first.isIn(state) { return first }
+        return others.first { $0.isIn(state) }
     }
 
     mutating func append(_ place: Place) {
@@ -49,11 +54,11 @@ struct TimerPlaces {
 
     /// Removes and returns the place in `state`'s queue, if any.
     mutating func remove(in state: ModeState) -> Place? {
-        if let place = first, place.state === state {
+        if let place = first, place.isIn(state) {
             first = others.isEmpty ? nil : others.removeFirst()
             return place
         }
-        guard let index = others.firstIndex(where: { $0.state === state }) else { return nil }
+        guard let index = others.firstIndex(where: { $0.isIn(state) }) else { return nil }
         return others.remove(at: index)
     }
 
