@@ -28,9 +28,9 @@ struct TimerQueue {
     private let fireIndices = TimerStore<Int32>()
     private let latestIndices = TimerStore<Int32>()
     private let freeSlots = TimerStore<Int32>()
-    private let exact = TimerStore<HeapEntry>()
-    private let tolerantByFire = TimerStore<HeapEntry>()
-    private let tolerantByLatest = TimerStore<HeapEntry>()
+    private let exact = TimerStore<HeapEntry>(childrenInOneLine: true)
+    private let tolerantByFire = TimerStore<HeapEntry>(childrenInOneLine: true)
+    private let tolerantByLatest = TimerStore<HeapEntry>(childrenInOneLine: true)
     /// The current firing pass (see ``beginFiringPass()``).
     private var pass: UInt32 = 1
     /// Turns creation sequences into the entries' 32-bit tie-breakers.
