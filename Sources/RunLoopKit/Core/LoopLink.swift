@@ -9,18 +9,20 @@ import Synchronization
 ///   first (the add is refused) or sees the loop (and removes the timer from it).
 /// - ``invalidate()`` clears validity and reports the loop it saw.
 ///
-/// ``isValid`` is also kept in an atomic, written only under the lock, so the loop's hot
-/// paths read it without locking.
+/// ``isValid`` is also kept in an atomic word, written only under the lock, so the loop's
+/// hot paths read it without locking; the word also holds the owning loop's thread, so an
+/// invalidate on that thread needs no strong reference loaded from `weak`.
 struct LoopLink: ~Copyable, Sendable {
     /// The outcome of ``claim(for:)``.
     enum Claim { case claimed, invalidated, otherLoop }
 
-    // The lock first, the flag last: the struct ends on a one-byte field, so an owner's
-    // small fields pack right after it.
     private let state = Mutex(LoopLinkState())
-    private let valid = Atomic<Bool>(true)
+    /// Bit 63 set: invalid. Bits 0–62: the ``EVRunLoop/owner`` of the loop (0 before the
+    /// first add), a thread id that is never reused.
+    private let word = Atomic<UInt64>(0)
+    private static let invalidBit: UInt64 = 1 << 63
 
-    var isValid: Bool { valid.load(ordering: .acquiring) }
+    var isValid: Bool { word.load(ordering: .acquiring) & Self.invalidBit == 0 }
 
     /// The loop this belongs to; nil before the first add (or once that loop is gone).
     var loop: EVRunLoop? { state.withLock { $0.loop } }
@@ -28,10 +30,10 @@ struct LoopLink: ~Copyable, Sendable {
     /// Checks validity and makes `loop` the owner, unless another loop is.
     func claim(for loop: EVRunLoop) -> Claim {
         state.withLock { state in
-            guard valid.load(ordering: .relaxed) else { return .invalidated }
+            guard word.load(ordering: .relaxed) & Self.invalidBit == 0 else { return .invalidated }
             if let owner = state.loop { return owner === loop ? .claimed : .otherLoop }
             state.loop = loop
-            state.ownerThread = loop.owner
+            word.store(loop.owner & ~Self.invalidBit, ordering: .releasing)
             return .claimed
         }
     }
@@ -50,8 +52,9 @@ struct LoopLink: ~Copyable, Sendable {
     /// Marks it invalid, like ``invalidate()``, without reading the loop when `thread` owns it.
     func invalidate(from thread: UInt64) -> Invalidation {
         state.withLock { state in
-            guard valid.exchange(false, ordering: .acquiringAndReleasing) else { return .unchanged }
-            return state.ownerThread == thread ? .onOwnerThread : .elsewhere(state.loop)
+            let old = word.bitwiseOr(Self.invalidBit, ordering: .acquiringAndReleasing).oldValue
+            guard old & Self.invalidBit == 0 else { return .unchanged }
+            return old == thread ? .onOwnerThread : .elsewhere(state.loop)
         }
     }
 
@@ -59,7 +62,8 @@ struct LoopLink: ~Copyable, Sendable {
     /// belongs to (nil if none), which must remove it.
     func invalidate() -> (changed: Bool, loop: EVRunLoop?) {
         state.withLock { state in
-            guard valid.exchange(false, ordering: .acquiringAndReleasing) else { return (false, nil) }
+            let old = word.bitwiseOr(Self.invalidBit, ordering: .acquiringAndReleasing).oldValue
+            guard old & Self.invalidBit == 0 else { return (false, nil) }
             return (true, state.loop)
         }
     }
@@ -69,6 +73,4 @@ struct LoopLink: ~Copyable, Sendable {
 /// crashes the Swift 6.3 compiler).
 struct LoopLinkState {
     weak var loop: EVRunLoop?
-    /// The ``EVRunLoop/owner`` of `loop` (0 before the first add): a thread id, never reused.
-    var ownerThread: UInt64 = 0
 }

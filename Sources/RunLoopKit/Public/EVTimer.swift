@@ -54,22 +54,14 @@ public final class EVTimer: @unchecked Sendable {
     let block: @Sendable (EVTimer) -> Void
     /// Where the timer is queued: one slot per mode it is in.
     @exclusivity(unchecked) var places = TimerPlaces()
+    /// `repeats`, `isFiring`, `fireDateSetInCallout`, `heldByPass` (bits 0–3) and the
+    /// ``StartKind`` (bits 4–6) in one byte, so the timer's small fields fit before `link`.
+    @exclusivity(unchecked) private var bits: UInt8 = 0
     /// Queue releases left to the firing pass that holds the timer (see ``heldByPass``).
-    @exclusivity(unchecked) var releasesAfterFiring: UInt32 = 0
+    @exclusivity(unchecked) var releasesAfterFiring: UInt16 = 0
     /// Validity and the loop the timer belongs to, changed together (a timer serves one loop
     /// only, as in CF).
     let link = LoopLink()
-    let repeats: Bool
-    @exclusivity(unchecked) var isFiring = false
-    /// Whether ``fireDate`` was set during the timer's own callout: the date set is kept
-    /// instead of the next interval (CF's `oldFireTSR < _fireTSR` test).
-    @exclusivity(unchecked) var fireDateSetInCallout = false
-    /// Whether a firing pass holds the timer unretained (from before its callout until the
-    /// pass is done with it); the queues' releases meanwhile wait, counted in
-    /// ``releasesAfterFiring``.
-    @exclusivity(unchecked) var heldByPass = false
-    /// Which case ``start`` is (its payload is in ``fireNanos``).
-    @exclusivity(unchecked) private var startKind: StartKind
     /// Tie-breaker for equal fire dates: creation order.
     let sequence: UInt64
     private let extras: TimerExtras?
@@ -86,7 +78,37 @@ public final class EVTimer: @unchecked Sendable {
     /// The loop this timer was added to.
     var loop: EVRunLoop? { link.loop }
 
-    /// The case of ``Start``, stored in one byte.
+    /// Whether the timer fires again every interval.
+    var repeats: Bool { bits & Self.repeatsBit != 0 }
+    /// Whether the timer's callout is on the stack. Loop thread only.
+    var isFiring: Bool {
+        get { bits & Self.firingBit != 0 }
+        set { setBit(Self.firingBit, newValue) }
+    }
+    /// Whether ``fireDate`` was set during the timer's own callout: the date set is kept
+    /// instead of the next interval (CF's `oldFireTSR < _fireTSR` test). Loop thread only.
+    var fireDateSetInCallout: Bool {
+        get { bits & Self.dateSetBit != 0 }
+        set { setBit(Self.dateSetBit, newValue) }
+    }
+    /// Whether a firing pass holds the timer unretained (from before its callout until the
+    /// pass is done with it); the queues' releases meanwhile wait, counted in
+    /// ``releasesAfterFiring``. Loop thread only.
+    var heldByPass: Bool {
+        get { bits & Self.heldBit != 0 }
+        set { setBit(Self.heldBit, newValue) }
+    }
+    /// Which case ``start`` is (its payload is in ``fireNanos``).
+    private var startKind: StartKind {
+        get { StartKind(rawValue: bits >> 4) ?? .resolved }
+        set { bits = bits & 0x0F | newValue.rawValue << 4 }
+    }
+
+    private static let repeatsBit: UInt8 = 1, firingBit: UInt8 = 2, dateSetBit: UInt8 = 4, heldBit: UInt8 = 8
+
+    private func setBit(_ bit: UInt8, _ on: Bool) { bits = on ? bits | bit : bits & ~bit }
+
+    /// The case of ``Start``, stored in three bits of ``bits``.
     private enum StartKind: UInt8 { case afterInterval, at, instant, monotonicGrid, resolved }
 
     /// How the first fire date is given, until it is resolved: a kind byte and ``fireNanos``.
@@ -119,9 +141,8 @@ public final class EVTimer: @unchecked Sendable {
         alignmentOffsetNanos: Int64?, label: String?, loopReleased: (@Sendable () -> Void)? = nil,
         block: @escaping @Sendable (EVTimer) -> Void
     ) {
-        startKind = .resolved
+        bits = repeats ? Self.repeatsBit : 0
         self.intervalNanos = intervalNanos
-        self.repeats = repeats
         self.toleranceNanos = toleranceNanos
         extras = label == nil && alignmentOffsetNanos == nil && loopReleased == nil
             ? nil
