@@ -24,6 +24,9 @@ struct LoopLink: ~Copyable, Sendable {
 
     var isValid: Bool { word.load(ordering: .acquiring) & Self.invalidBit == 0 }
 
+    /// Whether a loop ever claimed it (so that ``invalidate(from:)`` needs the caller's thread).
+    var wasClaimed: Bool { word.load(ordering: .acquiring) & ~Self.invalidBit != 0 }
+
     /// The loop this belongs to; nil before the first add (or once that loop is gone).
     var loop: EVRunLoop? { state.withLock { $0.loop } }
 
@@ -54,7 +57,7 @@ struct LoopLink: ~Copyable, Sendable {
         state.withLock { state in
             let old = word.bitwiseOr(Self.invalidBit, ordering: .acquiringAndReleasing).oldValue
             guard old & Self.invalidBit == 0 else { return .unchanged }
-            return old == thread ? .onOwnerThread : .elsewhere(state.loop)
+            return old != 0 && old == thread ? .onOwnerThread : .elsewhere(state.loop)
         }
     }
 

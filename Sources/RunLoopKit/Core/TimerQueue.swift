@@ -142,7 +142,7 @@ struct TimerQueue {
     /// heap: told from the entry there (which the caller reads anyway), not from
     /// `latestIndices`, so exact timers never touch that array.
     private func isExact(_ slot: Int32, at fireIndex: Int) -> Bool {
-        fireIndex < exact.count && exact[fireIndex].slot == slot
+        fireIndex >= 0 && fireIndex < exact.count && exact[fireIndex].slot == slot
     }
 
     /// Whether any timer's fire date is at or before `now` (the heap tops; a pass with none

@@ -54,9 +54,12 @@ public final class EVTimer: @unchecked Sendable {
     let block: @Sendable (EVTimer) -> Void
     /// Where the timer is queued: one slot per mode it is in.
     @exclusivity(unchecked) var places = TimerPlaces()
-    /// `repeats`, `isFiring`, `fireDateSetInCallout`, `heldByPass` (bits 0–3) and the
-    /// ``StartKind`` (bits 4–6) in one byte, so the timer's small fields fit before `link`.
+    /// `isFiring`, `fireDateSetInCallout`, `heldByPass` (bits 0–2) and the ``StartKind``
+    /// (bits 4–6) in one byte, so the timer's small fields fit before `link`. Loop thread
+    /// (or creating thread, before the add) only.
     @exclusivity(unchecked) private var bits: UInt8 = 0
+    /// Whether the timer fires again every interval (a constant of its own, read anywhere).
+    let repeats: Bool
     /// Queue releases left to the firing pass that holds the timer (see ``heldByPass``).
     @exclusivity(unchecked) var releasesAfterFiring: UInt16 = 0
     /// Validity and the loop the timer belongs to, changed together (a timer serves one loop
@@ -78,8 +81,6 @@ public final class EVTimer: @unchecked Sendable {
     /// The loop this timer was added to.
     var loop: EVRunLoop? { link.loop }
 
-    /// Whether the timer fires again every interval.
-    var repeats: Bool { bits & Self.repeatsBit != 0 }
     /// Whether the timer's callout is on the stack. Loop thread only.
     var isFiring: Bool {
         get { bits & Self.firingBit != 0 }
@@ -104,7 +105,7 @@ public final class EVTimer: @unchecked Sendable {
         set { bits = bits & 0x0F | newValue.rawValue << 4 }
     }
 
-    private static let repeatsBit: UInt8 = 1, firingBit: UInt8 = 2, dateSetBit: UInt8 = 4, heldBit: UInt8 = 8
+    private static let firingBit: UInt8 = 1, dateSetBit: UInt8 = 2, heldBit: UInt8 = 4
 
     private func setBit(_ bit: UInt8, _ on: Bool) { bits = on ? bits | bit : bits & ~bit }
 
@@ -141,7 +142,7 @@ public final class EVTimer: @unchecked Sendable {
         alignmentOffsetNanos: Int64?, label: String?, loopReleased: (@Sendable () -> Void)? = nil,
         block: @escaping @Sendable (EVTimer) -> Void
     ) {
-        bits = repeats ? Self.repeatsBit : 0
+        self.repeats = repeats
         self.intervalNanos = intervalNanos
         self.toleranceNanos = toleranceNanos
         extras = label == nil && alignmentOffsetNanos == nil && loopReleased == nil
@@ -430,7 +431,9 @@ public final class EVTimer: @unchecked Sendable {
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopTimerInvalidate`.
     public func invalidate() {
-        switch link.invalidate(from: ThreadLoops.currentID) {
+        // A timer never added needs no thread identity (asking for it would give this
+        // thread a loop record).
+        switch link.invalidate(from: link.wasClaimed ? ThreadLoops.currentID : 0) {
         case .unchanged:
             return
         case .onOwnerThread:
