@@ -89,10 +89,10 @@ enum TimerHeap {
         let index = Int(buffers.indices[Int(slot)])
         let old = buffers.heap[index].key
         buffers.heap[index].key = key
-        // A later date (every repeating timer's reschedule) can only move down.
+        // A later date (every repeating timer's reschedule) can only move down, usually far.
         switch (key >= old, exactTies) {
-        case (true, true): siftDown(buffers, from: index, ByRank.self)
-        case (true, false): siftDown(buffers, from: index, BySequence.self)
+        case (true, true): sinkToLeaf(buffers, from: index, ByRank.self)
+        case (true, false): sinkToLeaf(buffers, from: index, BySequence.self)
         case (false, true): restore(buffers, at: index, ByRank.self)
         case (false, false): restore(buffers, at: index, BySequence.self)
         }
@@ -122,6 +122,61 @@ enum TimerHeap {
         buffers.mark(entry.slot, index)
     }
 
+    /// Moves the entry at `start`, whose key grew, down to its place the bottom-up way
+    /// (Floyd's): the hole follows the earliest child to a leaf without comparing with the
+    /// entry, then the entry rises from there. A rescheduled timer, later than most others,
+    /// rises at most a level or two, so this makes three comparisons per level instead of
+    /// four, and no level's exit branch to mispredict.
+    static func sinkToLeaf<O: Order>(_ buffers: Buffers, from start: Int, _ order: O.Type) {
+        let heap = buffers.heap
+        let count = buffers.count
+        var index = start
+        let entry = heap[index]
+        while true {
+            let first = arity &* index &+ 1
+            guard first < count else { break }
+            let (child, offset) = earliestChild(heap, first: first, count: count, buffers, order)
+            heap[index] = child
+            buffers.mark(child.slot, index)
+            index = first &+ offset
+        }
+        // The hole is a leaf; the entry rises from it, never above `start` (its ancestors
+        // there precede its old key, so they precede the new one).
+        while index > start {
+            let parent = (index &- 1) / arity
+            guard O.precedes(entry, heap[parent], buffers) else { break }
+            heap[index] = heap[parent]
+            buffers.mark(heap[index].slot, index)
+            index = parent
+        }
+        heap[index] = entry
+        buffers.mark(entry.slot, index)
+    }
+
+    /// The earliest of the children starting at `first` and its offset from `first`; a node
+    /// with all four children (every level but the last) compares them in pairs, without
+    /// branches, the entries kept in registers.
+    @inline(__always)
+    private static func earliestChild<O: Order>(
+        _ heap: UnsafeMutablePointer<HeapEntry>, first: Int, count: Int, _ buffers: Buffers, _ order: O.Type
+    ) -> (HeapEntry, Int) {
+        if first &+ 3 < count {
+            let children = heap + first
+            let (e0, e1, e2, e3) = (children[0], children[1], children[2], children[3])
+            let (a, aOffset) = O.precedes(e1, e0, buffers) ? (e1, 1) : (e0, 0)
+            let (b, bOffset) = O.precedes(e3, e2, buffers) ? (e3, 3) : (e2, 2)
+            return O.precedes(b, a, buffers) ? (b, bOffset) : (a, aOffset)
+        }
+        var (child, offset) = (heap[first], 0)
+        var other = 1
+        while first &+ other < count {
+            let candidate = heap[first &+ other]
+            if O.precedes(candidate, child, buffers) { (child, offset) = (candidate, other) }
+            other &+= 1
+        }
+        return (child, offset)
+    }
+
     static func siftDown<O: Order>(_ buffers: Buffers, from start: Int, _ order: O.Type) {
         let heap = buffers.heap
         let count = buffers.count
@@ -130,28 +185,7 @@ enum TimerHeap {
         while true {
             let first = arity &* index &+ 1
             guard first < count else { break }
-            // The earliest child, kept in registers; a node with all four children (every
-            // level but the last) compares them in pairs, without branches.
-            var child: HeapEntry
-            var offset: Int
-            if first &+ 3 < count {
-                let children = heap + first
-                let (e0, e1, e2, e3) = (children[0], children[1], children[2], children[3])
-                let pairA = O.precedes(e1, e0, buffers)
-                let pairB = O.precedes(e3, e2, buffers)
-                let (a, aOffset) = pairA ? (e1, 1) : (e0, 0)
-                let (b, bOffset) = pairB ? (e3, 3) : (e2, 2)
-                let takeB = O.precedes(b, a, buffers)
-                (child, offset) = takeB ? (b, bOffset) : (a, aOffset)
-            } else {
-                (child, offset) = (heap[first], 0)
-                var other = 1
-                while first &+ other < count {
-                    let candidate = heap[first &+ other]
-                    if O.precedes(candidate, child, buffers) { (child, offset) = (candidate, other) }
-                    other &+= 1
-                }
-            }
+            let (child, offset) = earliestChild(heap, first: first, count: count, buffers, order)
             guard O.precedes(child, entry, buffers) else { break }
             heap[index] = child
             buffers.mark(child.slot, index)
