@@ -64,7 +64,7 @@ struct TimerPlaces {
 
     mutating func removeAll() {
         first = nil
-        others = []
+        if !others.isEmpty { others = [] }  // the empty array needs no release
     }
 
     /// Calls `body` with each place (it must not add or remove places of this timer).
