@@ -149,7 +149,7 @@ public final class EVTimer: @unchecked Sendable {
             ? nil
             : TimerExtras(label: label, alignmentOffsetNanos: alignmentOffsetNanos, loopReleased: loopReleased)
         self.block = block
-        sequence = Self.counter.add(1, ordering: .relaxed).newValue
+        sequence = Self.counter.wrappingAdd(1, ordering: .relaxed).newValue  // one `lock xadd` (2^64 timers never wrap)
         self.start = start
     }
 
