@@ -33,7 +33,7 @@ struct TimerHeapTests {
             } else if choice < 8 {
                 let slot = live[Int(random.next() % UInt64(live.count))]
                 let key = Int64(random.next() % 50)
-                TimerHeap.rekey(heap, slot: slot, to: key, indices, records, exactTies: true)
+                TimerHeap.rekey(heap, at: Int(indices[Int(slot)]), to: key, indices, records, exactTies: true)
             } else {
                 let position = Int(random.next() % UInt64(live.count))
                 let slot = live.remove(at: position)

@@ -80,13 +80,12 @@ enum TimerHeap {
         if exactTies { restore(buffers, at: index, ByRank.self) } else { restore(buffers, at: index, BySequence.self) }
     }
 
-    /// Sets the key of the entry of the timer in `slot` and moves the entry to its place.
+    /// Sets the key of the entry at `index` and moves the entry to its place.
     static func rekey(
-        _ heap: TimerStore<HeapEntry>, slot: Int32, to key: Int64, _ indices: TimerStore<Int32>,
+        _ heap: TimerStore<HeapEntry>, at index: Int, to key: Int64, _ indices: TimerStore<Int32>,
         _ records: TimerStore<TimerRecord>, exactTies: Bool
     ) {
         let buffers = buffers(heap, indices, records)
-        let index = Int(buffers.indices[Int(slot)])
         let old = buffers.heap[index].key
         buffers.heap[index].key = key
         // A later date (every repeating timer's reschedule) can only move down, usually far.

@@ -98,17 +98,21 @@ struct TimerQueue {
             ($0.fireNanos, $0.latestNanos, $0.toleranceNanos != 0)
         }
         records[Int(slot)].touchedInPass = pass
-        let wasTolerant = !isExact(slot, at: Int(fireIndices[Int(slot)]))
+        // A timer that just fired from the top of the exact heap (the common case) is still
+        // there unless its callout changed the heap: no read of its index then.
+        let fireIndex = !exact.isEmpty && exact[0].slot == slot ? 0 : Int(fireIndices[Int(slot)])
+        let wasTolerant = !isExact(slot, at: fireIndex)
         guard wasTolerant == tolerant else {
             unplace(slot)
             place(slot, tolerant: tolerant, fire: fire, latest: latest)
             return
         }
         if tolerant {
-            TimerHeap.rekey(tolerantByFire, slot: slot, to: fire, fireIndices, records, exactTies: ties.isExact)
-            TimerHeap.rekey(tolerantByLatest, slot: slot, to: latest, latestIndices, records, exactTies: ties.isExact)
+            TimerHeap.rekey(tolerantByFire, at: fireIndex, to: fire, fireIndices, records, exactTies: ties.isExact)
+            TimerHeap.rekey(tolerantByLatest, at: Int(latestIndices[Int(slot)]), to: latest, latestIndices, records,
+                            exactTies: ties.isExact)
         } else {
-            TimerHeap.rekey(exact, slot: slot, to: fire, fireIndices, records, exactTies: ties.isExact)
+            TimerHeap.rekey(exact, at: fireIndex, to: fire, fireIndices, records, exactTies: ties.isExact)
         }
     }
 
