@@ -54,7 +54,7 @@ extension EVRunLoop {
         let polling: Bool
         let deadline: Int64
         switch runDeadline {
-        case .poll: (polling, deadline) = (true, backend.now().nanoseconds)
+        case .poll: (polling, deadline) = (true, .min)  // a polling pass never waits: no clock read
         case .at(let instant): (polling, deadline) = (false, instant.nanoseconds)
         case .never: (polling, deadline) = (false, .max)
         }

@@ -14,7 +14,14 @@ extension EVRunLoop {
         guard timer.isValid else { return }
         resolveStart(of: timer)
         if timer.isAligned { alignedTimers[ObjectIdentifier(timer)] = timer }
+        if let state = lastTimerState, lastTimerMode == mode {
+            state._withUnsafeGuaranteedRef { insert(timer, into: $0) }
+            return
+        }
         let resolved = resolve(mode)
+        if !resolved.isCommon, let state = resolved.states.first {
+            (lastTimerMode, lastTimerState) = (mode, .passUnretained(state))
+        }
         if resolved.isCommon { commonTimers.insert(timer) }
         for state in resolved.states { insert(timer, into: state) }
     }
@@ -32,14 +39,22 @@ extension EVRunLoop {
     func removeEverywhere(_ timer: EVTimer) {
         if !commonTimers.isEmpty { commonTimers.remove(timer) }
         if timer.isAligned { alignedTimers[ObjectIdentifier(timer)] = nil }
-        let places = timer.places
-        timer.places.removeAll()
-        withExtendedLifetime(timer) { places.forEach { $0.state.timers.remove($0.slot) } }
+        guard let first = timer.places.first else { return }
+        if timer.places.hasOthers {
+            let places = timer.places.all
+            timer.places.removeAll()
+            withExtendedLifetime(timer) { for place in places { place.withQueue { $0.remove($1) } } }
+        } else {
+            timer.places.removeAll()
+            withExtendedLifetime(timer) { first.withQueue { $0.remove($1) } }
+        }
     }
 
     /// Re-sorts `timer` in every mode after its fire date or tolerance changed.
     func reschedule(_ timer: EVTimer) {
-        timer.places.forEach { place in place.withQueue { queue, slot in queue.update(slot) } }
+        timer.places.first?.withQueue { queue, slot in queue.update(slot) }
+        guard timer.places.hasOthers else { return }
+        for place in timer.places.others { place.withQueue { queue, slot in queue.update(slot) } }
     }
 
     /// Turns the timer's requested start into an instant of this loop's clock.
@@ -96,7 +111,18 @@ extension EVRunLoop {
         // but one with nothing due skips the search.
         state.timers.beginFiringPass()
         guard state.timers.hasDue(at: wake) else { return }
-        while let timer = state.timers.nextDue(at: wake) { fire(timer) }
+        while let timer = state.timers.nextDue(at: wake) {
+            // Unretained (the queue owns it): a queue letting go of it meanwhile leaves the
+            // release to this pass, done once the fire is over.
+            let releases = timer._withUnsafeGuaranteedRef { timer in
+                timer.heldByPass = true
+                fire(timer)
+                timer.heldByPass = false
+                defer { timer.releasesAfterFiring = 0 }
+                return timer.releasesAfterFiring
+            }
+            for _ in 0..<releases { timer.release() }
+        }
     }
 
     /// CF's `__CFRunLoopDoTimer`: the callout, then the next fire date. A repeating timer's

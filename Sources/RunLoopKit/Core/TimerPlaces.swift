@@ -14,21 +14,38 @@ struct TimerPlaces {
 
         var state: ModeState { unmanagedState.takeUnretainedValue() }
 
+        /// Whether this place is in `state` (an identity test, without reference counting).
+        func isIn(_ state: ModeState) -> Bool {
+            unmanagedState.toOpaque() == Unmanaged.passUnretained(state).toOpaque()
+        }
+
+        /// Calls `body` with the loop of the mode state, without reference counting (the loop
+        /// is alive while its queue holds the timer).
+        func withLoop(_ body: (EVRunLoop) -> Void) {
+            unmanagedState._withUnsafeGuaranteedRef { state in
+                Unmanaged.passUnretained(state.loop)._withUnsafeGuaranteedRef(body)
+            }
+        }
+
         /// Calls `body` with the mode state's queue and the slot, without reference counting.
         func withQueue(_ body: (inout TimerQueue, Int32) -> Void) {
             unmanagedState._withUnsafeGuaranteedRef { body(&$0.timers, slot) }
         }
     }
 
-    private(set) var first: Place?
+    // `others` first: the 12-byte `first` then ends the struct, so a timer's flags pack
+    // right after it.
     private(set) var others: [Place] = []
+    private(set) var first: Place?
 
     var isEmpty: Bool { first == nil }
+    /// Whether the timer is in more than one mode.
+    var hasOthers: Bool { !others.isEmpty }
 
     /// The place in `state`'s queue, if any.
     func place(in state: ModeState) -> Place? {
-        if let first, first.state === state { return first }
-        return others.first { $0.state === state }
+        if let first, first.isIn(state) { return first }
+        return others.first { $0.isIn(state) }
     }
 
     mutating func append(_ place: Place) {
@@ -37,17 +54,17 @@ struct TimerPlaces {
 
     /// Removes and returns the place in `state`'s queue, if any.
     mutating func remove(in state: ModeState) -> Place? {
-        if let place = first, place.state === state {
+        if let place = first, place.isIn(state) {
             first = others.isEmpty ? nil : others.removeFirst()
             return place
         }
-        guard let index = others.firstIndex(where: { $0.state === state }) else { return nil }
+        guard let index = others.firstIndex(where: { $0.isIn(state) }) else { return nil }
         return others.remove(at: index)
     }
 
     mutating func removeAll() {
         first = nil
-        others = []
+        if !others.isEmpty { others = [] }  // the empty array needs no release
     }
 
     /// Calls `body` with each place (it must not add or remove places of this timer).

@@ -5,12 +5,14 @@
 /// and then fires every timer whose fire instant has passed. Among all wake schedules that
 /// respect every tolerance, this one wakes the fewest times.
 ///
-/// Storage is compact: one ``TimerRecord`` per queued timer in a contiguous array (a slot,
-/// reused after removal), and 4-ary heaps of 16-byte ``HeapEntry``s (fire instant and slot,
-/// libev's layout). Timers without tolerance (the common case) sit in one heap by fire
-/// instant, which answers both questions; timers with a tolerance sit in a heap by fire
-/// instant and in one by fire + tolerance. A sift compares plain integers and writes each
-/// moved entry's index into its record; no reference counting anywhere on that path.
+/// Storage is compact: one ``TimerRecord`` (16 bytes) per queued timer in a contiguous array
+/// (a slot, reused after removal), the timer's heap indices in two parallel `Int32` arrays,
+/// and 4-ary heaps of 16-byte ``HeapEntry``s (libev's layout). Timers without tolerance (the
+/// common case) sit in one heap by fire instant, which answers both questions; timers with a
+/// tolerance sit in a heap by fire instant and in one by fire + tolerance. A sift compares
+/// 128-bit ranks and writes each moved entry's index into the index array (4 bytes per
+/// timer: 400 KB for 100k timers, where records would be 1.6 MB); no reference counting
+/// anywhere on that path.
 ///
 /// The queue owns each queued timer: the record holds it retained from ``insert(_:)`` to
 /// ``remove(_:)`` (or ``releaseAll()``, when the mode goes away), so an added timer that
@@ -19,13 +21,20 @@
 /// The corresponding CF structure is the sorted `_timers` array of `__CFRunLoopMode`;
 /// CF on Linux ignores tolerance, so it has no second ordering.
 struct TimerQueue {
-    private var records: [TimerRecord] = []
-    private var freeSlots: [Int32] = []
-    private var exact: [HeapEntry] = []
-    private var tolerantByFire: [HeapEntry] = []
-    private var tolerantByLatest: [HeapEntry] = []
+    // Stores, not arrays: references owned by this queue alone (see ``TimerStore``).
+    private let records = TimerStore<TimerRecord>()
+    /// By slot: the index of the timer's entry in its fire heap (exact or tolerant), and in
+    /// the deadline heap (-1 if none).
+    private let fireIndices = TimerStore<Int32>()
+    private let latestIndices = TimerStore<Int32>()
+    private let freeSlots = TimerStore<Int32>()
+    private let exact = TimerStore<HeapEntry>(childrenInOneLine: true)
+    private let tolerantByFire = TimerStore<HeapEntry>(childrenInOneLine: true)
+    private let tolerantByLatest = TimerStore<HeapEntry>(childrenInOneLine: true)
     /// The current firing pass (see ``beginFiringPass()``).
-    private var pass: UInt64 = 1
+    private var pass: UInt32 = 1
+    /// Turns creation sequences into the entries' 32-bit tie-breakers.
+    private var ties = TieWindow()
 
     var isEmpty: Bool { exact.isEmpty && tolerantByFire.isEmpty }
 
@@ -51,7 +60,7 @@ struct TimerQueue {
 
     /// Queues `timer` (retaining it) and returns its slot.
     mutating func insert(_ timer: EVTimer) -> Int32 {
-        let record = TimerRecord(timer: .passRetained(timer), touchedInPass: pass)
+        let record = TimerRecord(timer: .passRetained(timer), tie: ties.tie(for: timer.sequence), touchedInPass: pass)
         let slot: Int32
         if let free = freeSlots.popLast() {
             slot = free
@@ -59,6 +68,8 @@ struct TimerQueue {
         } else {
             slot = Int32(records.count)
             records.append(record)
+            fireIndices.append(-1)
+            latestIndices.append(-1)
         }
         place(slot, tolerant: timer.toleranceNanos != 0, fire: timer.fireNanos, latest: timer.latestNanos)
         return slot
@@ -67,8 +78,19 @@ struct TimerQueue {
     /// Takes the timer in `slot` out of the queue (releasing it) and frees the slot.
     mutating func remove(_ slot: Int32) {
         unplace(slot)
-        records[Int(slot)].timer.release()
+        Self.release(records[Int(slot)].timer)
         freeSlots.append(slot)
+    }
+
+    /// Lets go of the queue's reference to `timer`; while a firing pass holds it unretained
+    /// (see ``nextDue(at:)``), the release waits until the pass is done with it.
+    private static func release(_ timer: Unmanaged<EVTimer>) {
+        let deferred = timer._withUnsafeGuaranteedRef { timer in
+            guard timer.heldByPass else { return false }
+            timer.releasesAfterFiring += 1
+            return true
+        }
+        if !deferred { timer.release() }
     }
 
     /// Re-sorts the timer in `slot` after its fire date or tolerance changed.
@@ -77,45 +99,55 @@ struct TimerQueue {
             ($0.fireNanos, $0.latestNanos, $0.toleranceNanos != 0)
         }
         records[Int(slot)].touchedInPass = pass
-        let wasTolerant = records[Int(slot)].latestIndex >= 0
+        // A timer that just fired from the top of the exact heap (the common case) is still
+        // there unless its callout changed the heap: no read of its index then.
+        let fireIndex = !exact.isEmpty && exact[0].slot == slot ? 0 : Int(fireIndices[Int(slot)])
+        let wasTolerant = !isExact(slot, at: fireIndex)
         guard wasTolerant == tolerant else {
             unplace(slot)
             place(slot, tolerant: tolerant, fire: fire, latest: latest)
             return
         }
-        let index = Int(records[Int(slot)].fireIndex)
         if tolerant {
-            tolerantByFire[index].key = fire
-            Self.restore(&tolerantByFire, index, &records, byLatest: false)
-            let latestIndex = Int(records[Int(slot)].latestIndex)
-            tolerantByLatest[latestIndex].key = latest
-            Self.restore(&tolerantByLatest, latestIndex, &records, byLatest: true)
+            TimerHeap.rekey(tolerantByFire, at: fireIndex, to: fire, fireIndices, records, exactTies: ties.isExact)
+            TimerHeap.rekey(tolerantByLatest, at: Int(latestIndices[Int(slot)]), to: latest, latestIndices, records,
+                            exactTies: ties.isExact)
         } else {
-            exact[index].key = fire
-            Self.restore(&exact, index, &records, byLatest: false)
+            TimerHeap.rekey(exact, at: fireIndex, to: fire, fireIndices, records, exactTies: ties.isExact)
         }
     }
 
     private mutating func place(_ slot: Int32, tolerant: Bool, fire: Int64, latest: Int64) {
+        let tie = records[Int(slot)].tie
         if tolerant {
-            Self.push(&tolerantByFire, HeapEntry(key: fire, slot: slot), &records, byLatest: false)
-            Self.push(&tolerantByLatest, HeapEntry(key: latest, slot: slot), &records, byLatest: true)
+            TimerHeap.push(tolerantByFire, HeapEntry(key: fire, slot: slot, tie: tie), fireIndices, records,
+                           exactTies: ties.isExact)
+            TimerHeap.push(tolerantByLatest, HeapEntry(key: latest, slot: slot, tie: tie), latestIndices, records,
+                           exactTies: ties.isExact)
         } else {
-            Self.push(&exact, HeapEntry(key: fire, slot: slot), &records, byLatest: false)
+            TimerHeap.push(exact, HeapEntry(key: fire, slot: slot, tie: tie), fireIndices, records,
+                           exactTies: ties.isExact)
         }
     }
 
     private mutating func unplace(_ slot: Int32) {
-        let fireIndex = Int(records[Int(slot)].fireIndex)
-        let latestIndex = Int(records[Int(slot)].latestIndex)
-        if latestIndex >= 0 {
-            Self.remove(&tolerantByFire, at: fireIndex, &records, byLatest: false)
-            Self.remove(&tolerantByLatest, at: latestIndex, &records, byLatest: true)
+        let fireIndex = Int(fireIndices[Int(slot)])
+        if isExact(slot, at: fireIndex) {
+            TimerHeap.remove(exact, at: fireIndex, fireIndices, records, exactTies: ties.isExact)
         } else {
-            Self.remove(&exact, at: fireIndex, &records, byLatest: false)
+            let latestIndex = Int(latestIndices[Int(slot)])
+            TimerHeap.remove(tolerantByFire, at: fireIndex, fireIndices, records, exactTies: ties.isExact)
+            TimerHeap.remove(tolerantByLatest, at: latestIndex, latestIndices, records, exactTies: ties.isExact)
+            latestIndices[Int(slot)] = -1
         }
-        records[Int(slot)].fireIndex = -1
-        records[Int(slot)].latestIndex = -1
+        fireIndices[Int(slot)] = -1
+    }
+
+    /// Whether the timer in `slot`, whose fire-heap index is `fireIndex`, sits in the exact
+    /// heap: told from the entry there (which the caller reads anyway), not from
+    /// `latestIndices`, so exact timers never touch that array.
+    private func isExact(_ slot: Int32, at fireIndex: Int) -> Bool {
+        fireIndex >= 0 && fireIndex < exact.count && exact[fireIndex].slot == slot
     }
 
     /// Whether any timer's fire date is at or before `now` (the heap tops; a pass with none
@@ -127,14 +159,26 @@ struct TimerQueue {
     /// Starts a firing pass: timers inserted or re-sorted from now on are not due in it.
     /// Together with ``nextDue(at:)`` this gives CF's snapshot semantics (the timers due when
     /// the pass starts fire, in fire order) without copying or sorting a snapshot.
-    mutating func beginFiringPass() { pass &+= 1 }
+    mutating func beginFiringPass() {
+        pass &+= 1
+        guard pass == 0 else { return }
+        // Once in 2^32 passes: no record may keep a number the coming passes will reuse.
+        pass = 1
+        for index in records.indices { records[index].touchedInPass = 0 }
+    }
 
     /// The next timer to fire in this pass: the earliest (then oldest) timer due at `now`
-    /// that was queued before the pass began, valid and not firing. Returned retained: its
-    /// callout may remove it from the queue.
+    /// that was queued before the pass began, valid and not firing. Returned unretained: the
+    /// caller sets ``EVTimer/heldByPass`` before the callout, and a removal meanwhile defers
+    /// the queue's release until the caller is done (``EVTimer/releasesAfterFiring``), so the
+    /// timer outlives its fire without reference counting per fire.
     /// (`mutating` only so that callers reach the queue in place: a read of a class's stored
     /// struct would copy it, retaining its arrays.)
-    mutating func nextDue(at now: Int64) -> EVTimer? {
+    mutating func nextDue(at now: Int64) -> Unmanaged<EVTimer>? {
+        if tolerantByFire.isEmpty {  // the common case: one heap to ask
+            guard let top = exact.first, top.key <= now else { return nil }
+            if isEligible(top.slot) { return records[Int(top.slot)].timer }
+        }
         let a = firstEligible(exact, dueBy: now)
         let b = firstEligible(tolerantByFire, dueBy: now)
         let entry: HeapEntry
@@ -144,29 +188,33 @@ struct TimerQueue {
         case let (nil, b?): entry = b
         case let (a?, b?): entry = before(a, b) ? a : b
         }
-        return records[Int(entry.slot)].timer.takeUnretainedValue()
+        return records[Int(entry.slot)].timer
     }
 
     /// Every timer in the queue, in no particular order.
     var allTimers: [EVTimer] {
-        (exact + tolerantByFire).map { records[Int($0.slot)].timer.takeUnretainedValue() }
+        (exact.indices.map { exact[$0] } + tolerantByFire.indices.map { tolerantByFire[$0] })
+            .map { records[Int($0.slot)].timer.takeUnretainedValue() }
     }
 
     /// Lets go of every queued timer (the mode is going away).
     mutating func releaseAll() {
-        for entry in exact + tolerantByFire { records[Int(entry.slot)].timer.release() }
-        records = []
-        freeSlots = []
-        exact = []
-        tolerantByFire = []
-        tolerantByLatest = []
+        for heap in [exact, tolerantByFire] {
+            for index in heap.indices { Self.release(records[Int(heap[index].slot)].timer) }
+        }
+        for store in [exact, tolerantByFire, tolerantByLatest] { store.removeAll() }
+        for store in [fireIndices, latestIndices, freeSlots] { store.removeAll() }
+        records.removeAll()
     }
 
     // MARK: Queries
 
-    /// By key, then by creation, so equal dates fire in creation order.
+    /// By key, then by creation, so equal dates fire in creation order (ties compared as
+    /// the heaps compare them).
     private func before(_ a: HeapEntry, _ b: HeapEntry) -> Bool {
-        a.key != b.key ? a.key < b.key : records[Int(a.slot)].sequence < records[Int(b.slot)].sequence
+        if a.key != b.key { return a.key < b.key }
+        if a.tie != b.tie { return a.tie < b.tie }
+        return records[Int(a.slot)].sequence < records[Int(b.slot)].sequence
     }
 
     /// Whether the wake ignores the timer in `slot`: its callout is on the stack, or it was
@@ -183,7 +231,7 @@ struct TimerQueue {
 
     /// The smallest key among timers not firing; `.max` if none. The top answers unless its
     /// timer is firing (only inside a nested run), when a walk descends through firing ones.
-    private func earliestKeyNotFiring(_ heap: [HeapEntry]) -> Int64 {
+    private func earliestKeyNotFiring(_ heap: TimerStore<HeapEntry>) -> Int64 {
         guard let top = heap.first else { return .max }
         if !isFiring(top.slot) { return top.key }
         var best = Int64.max
@@ -202,7 +250,7 @@ struct TimerQueue {
 
     /// The largest key at or before `limit` among timers not firing (a walk of the entries
     /// at or before `limit`: the timers the coming wake serves anyway).
-    private func latestKeyNotFiring(_ heap: [HeapEntry], atOrBefore limit: Int64) -> Int64? {
+    private func latestKeyNotFiring(_ heap: TimerStore<HeapEntry>, atOrBefore limit: Int64) -> Int64? {
         guard let top = heap.first, top.key <= limit else { return nil }
         var best: Int64?
         var stack = [0]
@@ -218,7 +266,7 @@ struct TimerQueue {
     /// The earliest entry due by `now` whose timer may fire in this pass. The top answers
     /// unless it is not eligible (its callout is on the stack, or it was touched in this
     /// pass), when a walk visits the due subtree under it.
-    private func firstEligible(_ heap: [HeapEntry], dueBy now: Int64) -> HeapEntry? {
+    private func firstEligible(_ heap: TimerStore<HeapEntry>, dueBy now: Int64) -> HeapEntry? {
         guard let top = heap.first, top.key <= now else { return nil }
         if isEligible(top.slot) { return top }
         var best: HeapEntry?
@@ -235,142 +283,24 @@ struct TimerQueue {
         return best
     }
 
-    // MARK: The 4-ary heap (half the depth of a binary heap; libev's shape for its timers)
-
-    private static let arity = 4
-
+    /// The children of `index` in a heap of `count` entries.
     private func children(of index: Int, count: Int) -> Range<Int> {
-        let first = Self.arity * index + 1
-        return min(first, count)..<min(first + Self.arity, count)
-    }
-
-    private static func push(
-        _ heap: inout [HeapEntry], _ entry: HeapEntry, _ records: inout [TimerRecord], byLatest: Bool
-    ) {
-        heap.append(entry)
-        siftUp(&heap, heap.count - 1, &records, byLatest: byLatest)
-    }
-
-    private static func remove(
-        _ heap: inout [HeapEntry], at index: Int, _ records: inout [TimerRecord], byLatest: Bool
-    ) {
-        let last = heap.removeLast()
-        guard index < heap.count else { return }
-        heap[index] = last
-        setIndex(&records, last.slot, index, byLatest: byLatest)
-        restore(&heap, index, &records, byLatest: byLatest)
-    }
-
-    private static func restore(
-        _ heap: inout [HeapEntry], _ index: Int, _ records: inout [TimerRecord], byLatest: Bool
-    ) {
-        if index > 0, before(heap[index], heap[(index - 1) / arity], records) {
-            siftUp(&heap, index, &records, byLatest: byLatest)
-        } else {
-            siftDown(&heap, index, &records, byLatest: byLatest)
-        }
-    }
-
-    private static func before(_ a: HeapEntry, _ b: HeapEntry, _ records: [TimerRecord]) -> Bool {
-        a.key != b.key ? a.key < b.key : records[Int(a.slot)].sequence < records[Int(b.slot)].sequence
-    }
-
-    private static func setIndex(_ records: inout [TimerRecord], _ slot: Int32, _ index: Int, byLatest: Bool) {
-        if byLatest { records[Int(slot)].latestIndex = Int32(index) } else { records[Int(slot)].fireIndex = Int32(index) }
-    }
-
-    private static func siftUp(
-        _ heap: inout [HeapEntry], _ start: Int, _ records: inout [TimerRecord], byLatest: Bool
-    ) {
-        records.withUnsafeMutableBufferPointer { records in
-            heap.withUnsafeMutableBufferPointer { heap in
-                var index = start
-                let entry = heap[index]
-                while index > 0 {
-                    let parent = (index &- 1) / arity
-                    guard precedes(entry, heap[parent], records) else { break }
-                    heap[index] = heap[parent]
-                    mark(records, heap[index].slot, index, byLatest)
-                    index = parent
-                }
-                heap[index] = entry
-                mark(records, entry.slot, index, byLatest)
-            }
-        }
-    }
-
-    @inline(__always)
-    private static func siftDown(
-        _ heap: inout [HeapEntry], _ start: Int, _ records: inout [TimerRecord], byLatest: Bool
-    ) {
-        records.withUnsafeMutableBufferPointer { records in
-            heap.withUnsafeMutableBufferPointer { heap in
-                var index = start
-                let entry = heap[index]
-                let count = heap.count
-                while true {
-                    let first = arity &* index &+ 1
-                    guard first < count else { break }
-                    // The earliest child; a node with all four children (every level but the
-                    // last) compares them without a loop.
-                    var child = first
-                    if first &+ 3 < count {
-                        let pairA = precedes(heap[first &+ 1], heap[first], records) ? first &+ 1 : first
-                        let pairB = precedes(heap[first &+ 3], heap[first &+ 2], records) ? first &+ 3 : first &+ 2
-                        child = precedes(heap[pairB], heap[pairA], records) ? pairB : pairA
-                    } else {
-                        var other = first &+ 1
-                        while other < count {
-                            if precedes(heap[other], heap[child], records) { child = other }
-                            other &+= 1
-                        }
-                    }
-                    guard precedes(heap[child], entry, records) else { break }
-                    heap[index] = heap[child]
-                    mark(records, heap[index].slot, index, byLatest)
-                    index = child
-                }
-                heap[index] = entry
-                mark(records, entry.slot, index, byLatest)
-            }
-        }
-    }
-
-    @inline(__always)
-    private static func precedes(
-        _ a: HeapEntry, _ b: HeapEntry, _ records: UnsafeMutableBufferPointer<TimerRecord>
-    ) -> Bool {
-        a.key != b.key ? a.key < b.key : records[Int(a.slot)].sequence < records[Int(b.slot)].sequence
-    }
-
-    @inline(__always)
-    private static func mark(
-        _ records: UnsafeMutableBufferPointer<TimerRecord>, _ slot: Int32, _ index: Int, _ byLatest: Bool
-    ) {
-        if byLatest { records[Int(slot)].latestIndex = Int32(truncatingIfNeeded: index) } else {
-            records[Int(slot)].fireIndex = Int32(truncatingIfNeeded: index)
-        }
+        let first = TimerHeap.arity * index + 1
+        return min(first, count)..<min(first + TimerHeap.arity, count)
     }
 }
 
-/// One queued timer in one mode (24 bytes): the timer (retained by the queue), where it
-/// sits in the heaps, and the firing pass that last touched it.
+/// One queued timer in one mode (16 bytes): the timer (retained by the queue), its
+/// tie-breaker, and the firing pass that last touched it. (Where it sits in the heaps is in
+/// the queue's index arrays, which the sifts write.)
 struct TimerRecord {
     let timer: Unmanaged<EVTimer>
-    /// Index in the fire heap (exact or tolerant), and in the deadline heap (-1 if none).
-    var fireIndex: Int32 = -1
-    var latestIndex: Int32 = -1
+    /// The timer's creation order as its entries carry it (see ``TieWindow``).
+    let tie: UInt32
     /// The firing pass in which the timer was queued or re-sorted: it waits for the next
     /// pass, as a timer outside CF's snapshot of due timers does.
-    var touchedInPass: UInt64
+    var touchedInPass: UInt32
 
     /// The timer's creation order: the tie-break for equal fire dates (read only on ties).
     var sequence: UInt64 { timer._withUnsafeGuaranteedRef { $0.sequence } }
-}
-
-/// A heap entry: the key (fire instant, or fire + tolerance) and the record's slot; 16
-/// bytes, as libev's.
-struct HeapEntry {
-    var key: Int64
-    let slot: Int32
 }

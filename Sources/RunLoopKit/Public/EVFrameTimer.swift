@@ -75,10 +75,9 @@ public final class EVFrameTimer: @unchecked Sendable {
         let target = FrameTarget()
         self.target = target
         timer = EVTimer(start: .monotonicGrid, intervalNanos: period, repeats: true, toleranceNanos: 0,
-                        alignmentOffsetNanos: nil, label: label ?? "frame") { timer in
+                        alignmentOffsetNanos: nil, label: label ?? "frame", loopReleased: { target.link = nil }) { timer in
             target.link?.serveFrame(scheduled: timer.fireNanos)
         }
-        timer.loopReleased = { target.link = nil }
     }
 
     /// Called by the inner timer with its scheduled fire instant.

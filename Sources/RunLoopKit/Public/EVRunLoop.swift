@@ -32,7 +32,7 @@ public final class EVRunLoop: @unchecked Sendable {
 
     let backend: any Backend
     /// The owning thread's ``ThreadLoops/id``: never reused, unlike a `pthread_t`.
-    private let owner: UInt64
+    let owner: UInt64
     /// Whether this is ``main``, the one loop that services libdispatch's main queue.
     let isMainLoop: Bool
 
@@ -43,12 +43,17 @@ public final class EVRunLoop: @unchecked Sendable {
     @exclusivity(unchecked) var commonModeSet: Set<Mode> = [.default]
     /// The last answer of ``resolve(_:)``; cleared when the common modes change.
     @exclusivity(unchecked) var lastResolved: ResolvedMode?
+    /// The state of the last concrete mode a timer was added to (adds to one mode in a row
+    /// skip resolving it); its state is unowned: a loop never drops a mode state it holds in
+    /// `modes` (``ownerThreadExited()`` clears this with them).
+    @exclusivity(unchecked) var lastTimerMode: Mode?
+    @exclusivity(unchecked) var lastTimerState: Unmanaged<ModeState>?
     /// The state the last run started with (a mode state, once made, is never replaced).
     @exclusivity(unchecked) var lastRunState: ModeState?
     var commonObservers = Members<EVObserver>()
-    var commonTimers = Members<EVTimer>()
+    @exclusivity(unchecked) var commonTimers = Members<EVTimer>()
     var commonSources = Members<EVSource>()
-    var alignedTimers: [ObjectIdentifier: EVTimer] = [:]
+    @exclusivity(unchecked) var alignedTimers: [ObjectIdentifier: EVTimer] = [:]
     @exclusivity(unchecked) var runStack: [ModeState] = []
     @exclusivity(unchecked) var blocks: [QueuedBlock] = []
     /// The backend's watches (signal sources, and the descriptor sources of `armedState`).
@@ -96,7 +101,7 @@ public final class EVRunLoop: @unchecked Sendable {
         self.owner = owner
         self.isMainLoop = isMainLoop
         actorExecutor.loop = self
-        modes[.default] = ModeState(mode: .default)
+        modes[.default] = ModeState(mode: .default, loop: self)
     }
 
     deinit { breakCycles() }
@@ -132,6 +137,8 @@ public final class EVRunLoop: @unchecked Sendable {
         modes = [:]
         lastRunState = nil
         lastResolved = nil
+        lastTimerMode = nil
+        lastTimerState = nil
         armedState = nil
         pendingArms = []
         readySources = []
@@ -248,7 +255,7 @@ public final class EVRunLoop: @unchecked Sendable {
     /// The state of `mode`, created on first use.
     func modeState(_ mode: Mode) -> ModeState {
         if let state = modes[mode] { return state }
-        let state = ModeState(mode: mode)
+        let state = ModeState(mode: mode, loop: self)
         modes[mode] = state
         return state
     }

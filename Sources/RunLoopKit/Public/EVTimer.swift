@@ -26,11 +26,11 @@ import Synchronization
 ///
 /// The corresponding CFRunLoop type is `CFRunLoopTimer` (`Timer` in Foundation).
 public final class EVTimer: @unchecked Sendable {
-    // Safe to share: the schedule (everything but `link`, `block` and the constants) is
-    // read and written only on the thread of the loop the timer was added to, or on the
-    // creating thread before it is added; calls from other threads are forwarded to the
-    // loop's inbox. `link` (validity and loop) locks itself; `block` and the constants
-    // never change.
+    // Safe to share: the schedule (everything but `link`, `block`, `extras` and the
+    // constants) is read and written only on the thread of the loop the timer was added to,
+    // or on the creating thread before it is added; calls from other threads are forwarded
+    // to the loop's inbox. `link` (validity and loop) locks itself; `block`, `extras` and
+    // the constants never change.
 
     /// How the first fire date is given; resolved on the loop's clock when first added.
     enum Start {
@@ -42,56 +42,115 @@ public final class EVTimer: @unchecked Sendable {
         case resolved
     }
 
-    // Stored properties are declared in an order that packs them (the one-byte flags next
-    // to `start`'s tag): 144 bytes per timer instead of 184.
+    // Stored properties are declared in an order that packs them, the ones every fire
+    // touches first; what few timers use (a label, wall-clock alignment, a release hook)
+    // sits out of line in `extras`: 120 bytes per timer (a 128-byte malloc block).
 
-    /// A name for traces (``EVRunLoop/Trace``); nil shows as `"timer"`.
-    public let label: String?
-    let block: @Sendable (EVTimer) -> Void
+    // Loop thread only (see above); plain reads and writes that never span a callout.
+    /// The next fire instant once resolved; before that, the payload of ``start``.
+    @exclusivity(unchecked) var fireNanos: Int64 = 0
     let intervalNanos: Int64
-    /// For wall-clock aligned timers: the grid offset in ns; `.min` for ordinary timers.
-    private let alignmentOffset: Int64
-    /// Tie-breaker for equal fire dates: creation order.
-    let sequence: UInt64
-
+    @exclusivity(unchecked) var toleranceNanos: Int64
+    let block: @Sendable (EVTimer) -> Void
+    /// Where the timer is queued: one slot per mode it is in.
+    @exclusivity(unchecked) var places = TimerPlaces()
+    /// `isFiring`, `fireDateSetInCallout`, `heldByPass` (bits 0–2) and the ``StartKind``
+    /// (bits 4–6) in one byte, so the timer's small fields fit before `link`. Loop thread
+    /// (or creating thread, before the add) only.
+    @exclusivity(unchecked) private var bits: UInt8 = 0
+    /// Whether the timer fires again every interval (a constant of its own, read anywhere).
+    let repeats: Bool
+    /// Queue releases left to the firing pass that holds the timer (see ``heldByPass``).
+    @exclusivity(unchecked) var releasesAfterFiring: UInt16 = 0
     /// Validity and the loop the timer belongs to, changed together (a timer serves one loop
     /// only, as in CF).
     let link = LoopLink()
-    var start: Start
-    let repeats: Bool
-    // Loop thread only (see above); plain reads and writes that never span a callout.
-    @exclusivity(unchecked) var isFiring = false
-    /// Whether ``fireDate`` was set during the timer's own callout: the date set is kept
-    /// instead of the next interval (CF's `oldFireTSR < _fireTSR` test).
-    @exclusivity(unchecked) var fireDateSetInCallout = false
-    @exclusivity(unchecked) var fireNanos: Int64 = 0
-    @exclusivity(unchecked) var toleranceNanos: Int64
+    /// Tie-breaker for equal fire dates: creation order.
+    let sequence: UInt64
+    private let extras: TimerExtras?
+
     /// The end of the tolerance; a fire date at the end of the clock stays there ("never").
     var latestNanos: Int64 { fireNanos.saturatingAdd(toleranceNanos) }
+    /// A name for traces (``EVRunLoop/Trace``); nil shows as `"timer"`.
+    public var label: String? { extras?.label }
     /// For wall-clock aligned timers: the grid offset in ns; nil for ordinary timers.
-    var alignmentOffsetNanos: Int64? { alignmentOffset == .min ? nil : alignmentOffset }
+    var alignmentOffsetNanos: Int64? { extras?.alignmentOffsetNanos }
+    /// Called when the timer's loop lets go of it for good (the loop is released, or its
+    /// thread exited).
+    var loopReleased: (@Sendable () -> Void)? { extras?.loopReleased }
     /// The loop this timer was added to.
     var loop: EVRunLoop? { link.loop }
-    /// Where the timer is queued: one slot per mode it is in.
-    @exclusivity(unchecked) var places = TimerPlaces()
-    /// Called when the timer's loop lets go of it for good (the loop is released, or its
-    /// thread exited); set once, before the timer is shared.
-    var loopReleased: (@Sendable () -> Void)?
+
+    /// Whether the timer's callout is on the stack. Loop thread only.
+    var isFiring: Bool {
+        get { bits & Self.firingBit != 0 }
+        set { setBit(Self.firingBit, newValue) }
+    }
+    /// Whether ``fireDate`` was set during the timer's own callout: the date set is kept
+    /// instead of the next interval (CF's `oldFireTSR < _fireTSR` test). Loop thread only.
+    var fireDateSetInCallout: Bool {
+        get { bits & Self.dateSetBit != 0 }
+        set { setBit(Self.dateSetBit, newValue) }
+    }
+    /// Whether a firing pass holds the timer unretained (from before its callout until the
+    /// pass is done with it); the queues' releases meanwhile wait, counted in
+    /// ``releasesAfterFiring``. Loop thread only.
+    var heldByPass: Bool {
+        get { bits & Self.heldBit != 0 }
+        set { setBit(Self.heldBit, newValue) }
+    }
+    /// Which case ``start`` is (its payload is in ``fireNanos``).
+    private var startKind: StartKind {
+        get { StartKind(rawValue: bits >> 4) ?? .resolved }
+        set { bits = bits & 0x0F | newValue.rawValue << 4 }
+    }
+
+    private static let firingBit: UInt8 = 1, dateSetBit: UInt8 = 2, heldBit: UInt8 = 4
+
+    private func setBit(_ bit: UInt8, _ on: Bool) { bits = on ? bits | bit : bits & ~bit }
+
+    /// The case of ``Start``, stored in three bits of ``bits``.
+    private enum StartKind: UInt8 { case afterInterval, at, instant, monotonicGrid, resolved }
+
+    /// How the first fire date is given, until it is resolved: a kind byte and ``fireNanos``.
+    var start: Start {
+        get {
+            switch startKind {
+            case .afterInterval: .afterInterval(fireNanos)
+            case .at: .at(Date(timeIntervalSinceReferenceDate: Double(bitPattern: UInt64(bitPattern: fireNanos))))
+            case .instant: .instant(fireNanos)
+            case .monotonicGrid: .monotonicGrid
+            case .resolved: .resolved
+            }
+        }
+        set {
+            switch newValue {
+            case .afterInterval(let nanos): (startKind, fireNanos) = (.afterInterval, nanos)
+            case .at(let date):
+                (startKind, fireNanos) = (.at, Int64(bitPattern: date.timeIntervalSinceReferenceDate.bitPattern))
+            case .instant(let nanos): (startKind, fireNanos) = (.instant, nanos)
+            case .monotonicGrid: startKind = .monotonicGrid
+            case .resolved: startKind = .resolved  // `fireNanos` holds the resolved instant
+            }
+        }
+    }
 
     private static let counter = Atomic<UInt64>(0)
 
     init(
         start: Start, intervalNanos: Int64, repeats: Bool, toleranceNanos: Int64,
-        alignmentOffsetNanos: Int64?, label: String?, block: @escaping @Sendable (EVTimer) -> Void
+        alignmentOffsetNanos: Int64?, label: String?, loopReleased: (@Sendable () -> Void)? = nil,
+        block: @escaping @Sendable (EVTimer) -> Void
     ) {
-        self.start = start
-        self.intervalNanos = intervalNanos
         self.repeats = repeats
+        self.intervalNanos = intervalNanos
         self.toleranceNanos = toleranceNanos
-        self.alignmentOffset = alignmentOffsetNanos ?? .min
-        self.label = label
+        extras = label == nil && alignmentOffsetNanos == nil && loopReleased == nil
+            ? nil
+            : TimerExtras(label: label, alignmentOffsetNanos: alignmentOffsetNanos, loopReleased: loopReleased)
         self.block = block
-        sequence = Self.counter.add(1, ordering: .relaxed).newValue
+        sequence = Self.counter.wrappingAdd(1, ordering: .relaxed).newValue  // one `lock xadd` (2^64 timers never wrap)
+        self.start = start
     }
 
     /// Creates a timer that first fires `interval` seconds after it is added to a loop.
@@ -222,7 +281,7 @@ public final class EVTimer: @unchecked Sendable {
     /// Seconds to nanoseconds; beyond ±9e9 s (285 years) the interval is clamped there.
     private static func checkedInterval(_ interval: TimeInterval, repeats: Bool, call: String) -> Int64 {
         require(interval.isFinite, "\(call): interval \(interval) is not finite")
-        return checkedInterval(nanos: Int64((min(max(interval, -9e9), 9e9) * 1e9).rounded()), repeats: repeats)
+        return checkedInterval(nanos: nanoseconds(min(max(interval, -9e9), 9e9)), repeats: repeats)
     }
 
     /// A non-positive repeating interval becomes 0.1 ms, Foundation's documented floor.
@@ -231,9 +290,21 @@ public final class EVTimer: @unchecked Sendable {
     }
 
     static func checkedTolerance(_ tolerance: TimeInterval, call: String) -> Int64 {
+        if tolerance == 0 { return 0 }  // the common case
         require(tolerance.isFinite, "\(call): tolerance \(tolerance) is not finite")
         require(tolerance >= 0, "\(call): tolerance \(tolerance) s is negative")
-        return Int64((min(tolerance, 9e9) * 1e9).rounded())
+        return nanoseconds(min(tolerance, 9e9))
+    }
+
+    /// `Int64((seconds * 1e9).rounded())` (ties away from zero) without a call to libm's
+    /// `round`, for finite `seconds` within ±9e9: below 2^52 the product's whole and
+    /// fractional parts are exact in a `Double`; above, it is a whole number already.
+    static func nanoseconds(_ seconds: Double) -> Int64 {
+        let product = seconds * 1e9
+        let whole = Int64(product)  // truncated toward zero
+        guard abs(product) < 0x1p52 else { return whole }
+        let fraction = product - Double(whole)
+        return fraction >= 0.5 ? whole + 1 : fraction <= -0.5 ? whole - 1 : whole
     }
 
     static func checkedTolerance(nanos: Int64, call: String) -> Int64 {
@@ -360,12 +431,26 @@ public final class EVTimer: @unchecked Sendable {
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopTimerInvalidate`.
     public func invalidate() {
-        let (changed, loop) = link.invalidate()
-        guard changed, let loop else { return }
-        if loop.isOwnerThread {
-            loop.removeEverywhere(self)
-        } else {
-            loop.enqueue { loop.removeEverywhere(self) }
+        // A timer never added needs no thread identity (asking for it would give this
+        // thread a loop record).
+        switch link.invalidate(from: link.wasClaimed ? ThreadLoops.currentID : 0) {
+        case .unchanged:
+            return
+        case .onOwnerThread:
+            // A queued timer reaches its loop through its first mode (the loop is alive while
+            // its queues hold the timer); otherwise through the link.
+            if let place = places.first {
+                place.withLoop { $0.removeEverywhere(self) }
+            } else if let loop = link.loop {
+                loop.removeEverywhere(self)
+            }
+        case .elsewhere(let loop):
+            guard let loop else { return }
+            if loop.isOwnerThread {
+                loop.removeEverywhere(self)
+            } else {
+                loop.enqueue { loop.removeEverywhere(self) }
+            }
         }
     }
 
@@ -385,5 +470,19 @@ public final class EVTimer: @unchecked Sendable {
         } else {
             body(self)
         }
+    }
+}
+
+/// The parts of an ``EVTimer`` that few timers have, out of line so that a plain timer
+/// stays small: a label, a wall-clock alignment, a hook for its loop letting go of it.
+private final class TimerExtras: Sendable {
+    let label: String?
+    let alignmentOffsetNanos: Int64?
+    let loopReleased: (@Sendable () -> Void)?
+
+    init(label: String?, alignmentOffsetNanos: Int64?, loopReleased: (@Sendable () -> Void)?) {
+        self.label = label
+        self.alignmentOffsetNanos = alignmentOffsetNanos
+        self.loopReleased = loopReleased
     }
 }
