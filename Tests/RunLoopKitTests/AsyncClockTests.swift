@@ -186,6 +186,22 @@ struct AsyncClockTests {
         #expect(output?.1 == .milliseconds(500))
     }
 
+    @Test("a sleeper cancelled as soon as waitForSleepers saw it is gone when cancel() returns")
+    func cancelledSleeperLeavesAtOnce() async {
+        // The debouncer test's handshake: a test that waits for a sleeper, then cancels it and
+        // waits for the next one, must not count the cancelled one.
+        let clock = EVVirtualClock()
+        var stale = 0
+        for _ in 0..<20_000 {
+            let task = Task { try? await clock.sleep(for: .seconds(1)) }
+            await clock.waitForSleepers()
+            task.cancel()
+            if clock.sleeperCount != 0 { stale += 1 }
+            await task.value
+        }
+        #expect(stale == 0)
+    }
+
     @Test("EVVirtualClock.sleep resumes when a loop on the clock advances past it")
     func virtualSleepResumedByLoop() async {
         let clock = EVVirtualClock()

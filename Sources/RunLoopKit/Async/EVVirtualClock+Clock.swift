@@ -27,6 +27,9 @@ extension EVVirtualClock: Clock {
                 let registered = addSleeper(sleeper, until: deadline)
                 id.withLock { $0 = registered }
                 if sleeper.isFinished { removeSleeper(registered) }  // cancelled meanwhile
+                // Only now may a test waiting for sleepers see this one: a cancellation after
+                // this point finds its id and removes it before `cancel()` returns.
+                announceSleepers()
             }
         } onCancel: {
             sleeper.finish(throwing: CancellationError())

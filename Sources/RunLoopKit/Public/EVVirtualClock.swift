@@ -123,20 +123,29 @@ public final class EVVirtualClock: Sendable {
     // MARK: Sleepers (the `Clock` conformance)
 
     /// Registers a task sleeping until `deadline`; it resumes at once if that is not after now.
+    /// ``waitForSleepers(_:)`` does not see it until ``announceSleepers()``: the caller first
+    /// records the id, so that a cancellation from then on removes the sleeper at once.
     func addSleeper(_ sleeper: SleepingTask, until deadline: EVRunLoop.Instant) -> UInt64 {
-        let (id, due, watchers) = state.withLock { state in
+        let (id, due) = state.withLock { state in
             let id = state.nextSleeperID
             state.nextSleeperID += 1
-            guard deadline > state.now else { return (id, true, [CheckedContinuation<Void, Never>]()) }
+            guard deadline > state.now else { return (id, true) }
             state.sleepers[id] = (deadline, sleeper)
-            let count = state.sleepers.count
-            let ready = state.sleeperWatchers.filter { $0.count <= count }.map(\.continuation)
-            state.sleeperWatchers.removeAll { $0.count <= count }
-            return (id, false, ready)
+            return (id, false)
         }
         if due { sleeper.finish(throwing: nil) }
-        for watcher in watchers { watcher.resume() }
         return id
+    }
+
+    /// Resumes the ``waitForSleepers(_:)`` calls that as many sleepers as they wait for now
+    /// satisfy.
+    func announceSleepers() {
+        let ready = state.withLock { state in
+            let count = state.sleepers.count
+            defer { state.sleeperWatchers.removeAll { $0.count <= count } }
+            return state.sleeperWatchers.filter { $0.count <= count }.map(\.continuation)
+        }
+        for watcher in ready { watcher.resume() }
     }
 
     /// Forgets sleeper `id` (its task was cancelled).
