@@ -36,14 +36,20 @@ enum TimerHeap {
     enum BySequence: Order {
         @inline(__always)
         static func precedes(_ a: HeapEntry, _ b: HeapEntry, _ buffers: Buffers) -> Bool {
+            precedes(a, b, records: buffers.records)
+        }
+
+        /// The order itself, for entries of the queue whose records are `records`.
+        @inline(__always)
+        static func precedes(_ a: HeapEntry, _ b: HeapEntry, records: UnsafePointer<TimerRecord>) -> Bool {
             if a.key != b.key { return a.key < b.key }
             if a.tie != b.tie { return a.tie < b.tie }
-            return sequenceBefore(a, b, buffers)
+            return sequenceBefore(a, b, records)
         }
 
         @inline(never)
-        private static func sequenceBefore(_ a: HeapEntry, _ b: HeapEntry, _ buffers: Buffers) -> Bool {
-            buffers.records[Int(a.slot)].sequence < buffers.records[Int(b.slot)].sequence
+        private static func sequenceBefore(_ a: HeapEntry, _ b: HeapEntry, _ records: UnsafePointer<TimerRecord>) -> Bool {
+            records[Int(a.slot)].sequence < records[Int(b.slot)].sequence
         }
     }
 
@@ -140,7 +146,9 @@ enum TimerHeap {
             index = first &+ offset
         }
         // The hole is a leaf; the entry rises from it, never above `start` (its ancestors
-        // there precede its old key, so they precede the new one).
+        // there precede its old key, so they precede the new one). The same climb as
+        // `siftUp`, written out: calling it, bounded by `start`, costs 14 instructions per
+        // repeating fire (callgrind, N = 10k: 686 -> 700).
         while index > start {
             let parent = (index &- 1) / arity
             guard O.precedes(entry, heap[parent], buffers) else { break }

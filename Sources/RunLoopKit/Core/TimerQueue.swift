@@ -212,9 +212,7 @@ struct TimerQueue {
     /// By key, then by creation, so equal dates fire in creation order (ties compared as
     /// the heaps compare them).
     private func before(_ a: HeapEntry, _ b: HeapEntry) -> Bool {
-        if a.key != b.key { return a.key < b.key }
-        if a.tie != b.tie { return a.tie < b.tie }
-        return records[Int(a.slot)].sequence < records[Int(b.slot)].sequence
+        TimerHeap.BySequence.precedes(a, b, records: UnsafePointer(records.base))
     }
 
     /// Whether the wake ignores the timer in `slot`: its callout is on the stack, or it was
