@@ -17,7 +17,7 @@ extension EVRunLoop {
         checkOwner(call)
         let clock = virtualClock(call)
         while clock.now < target {
-            let result = runSpecific(mode: mode, until: .at(target), stopAfterSource: false, call: call)
+            let result = engine.runSpecific(mode: mode, until: .at(target), stopAfterSource: false, call: call)
             if result == .finished { clock.advance(to: target) }
         }
         runUntilIdle(inMode: mode)
@@ -45,9 +45,9 @@ extension EVRunLoop {
         let call = "runUntilIdle(inMode:)"
         checkOwner(call)
         for _ in 0..<100_000 {
-            let before = stats.timerFires + stats.sourceFires + stats.blocksRun
-            let result = runSpecific(mode: mode, until: .poll, stopAfterSource: false, call: call)
-            if result == .finished || stats.timerFires + stats.sourceFires + stats.blocksRun == before { return }
+            let before = engine.stats.timerFires + engine.stats.sourceFires + engine.stats.blocksRun
+            let result = engine.runSpecific(mode: mode, until: .poll, stopAfterSource: false, call: call)
+            if result == .finished || engine.stats.timerFires + engine.stats.sourceFires + engine.stats.blocksRun == before { return }
         }
         fatalError("EVRunLoop.\(call): still busy after 100,000 passes; a callout keeps queueing work for now")
     }

@@ -110,3 +110,17 @@ struct WakeWindow {
         WakeWindow(first: instant, served: instant, latest: instant, precise: false)
     }
 }
+
+extension Backend {
+    /// The loop-clock instant (ns) of wall-clock `date`, exact to the nanosecond the `Date`
+    /// holds, saturating at `Int64`'s range.
+    func nanos(at date: Date) -> Int64 {
+        let ahead = date.nanosecondsSince1970.saturatingSubtract(wallNanos())
+        return now().nanoseconds.saturatingAdd(ahead)
+    }
+
+    /// The wall-clock date of loop-clock instant `nanos`.
+    func date(atNanos nanos: Int64) -> Date {
+        EVVirtualClock.date(nanoseconds: wallNanos().saturatingAdd(nanos.saturatingSubtract(now().nanoseconds)))
+    }
+}

@@ -10,7 +10,8 @@ struct QueuedBlock {
 /// loop drains it at the start of every pass and after every wait.
 struct Inbox {
     var blocks: [QueuedBlock] = []
-    var tasks: [@Sendable () -> Void] = []
+    /// Run on the loop's thread, given its engine.
+    var tasks: [@Sendable (LoopEngine) -> Void] = []
     /// Set when the loop's thread exited: nothing handed over could ever run, so nothing
     /// more is accepted.
     var isClosed = false

@@ -10,10 +10,10 @@
 /// iterate a copy of `observers`; timer passes re-read the queue after each callout).
 final class ModeState {
     let mode: EVRunLoop.Mode
-    /// The loop that owns this state. Unowned: a loop's mode states live in its `modes` and
-    /// go with it; a timer queued here reaches its loop through this while the loop is alive
-    /// (its teardown empties every timer's places first).
-    unowned(unsafe) let loop: EVRunLoop
+    /// The engine that owns this state. Unowned: an engine's mode states live in its `modes`
+    /// and go with it; a timer queued here reaches its engine through this while the engine is
+    /// alive (its teardown empties every timer's places first).
+    unowned(unsafe) let engine: LoopEngine
     @exclusivity(unchecked) private var observerSet = Members<EVObserver>()
     /// The union of the observers' activities: lets a notification with no listener cost
     /// one test (CF's `_observerMask`).
@@ -25,9 +25,9 @@ final class ModeState {
     @exclusivity(unchecked) private var manualSet = Members<EVSource>()
     @exclusivity(unchecked) private var kernelSet = Members<EVSource>()
 
-    init(mode: EVRunLoop.Mode, loop: EVRunLoop) {
+    init(mode: EVRunLoop.Mode, engine: LoopEngine) {
         self.mode = mode
-        self.loop = loop
+        self.engine = engine
     }
 
     /// The queue holds its timers retained; a mode going away lets them go.

@@ -19,11 +19,11 @@ struct TimerPlaces {
             unmanagedState.toOpaque() == Unmanaged.passUnretained(state).toOpaque()
         }
 
-        /// Calls `body` with the loop of the mode state, without reference counting (the loop
-        /// is alive while its queue holds the timer).
-        func withLoop(_ body: (EVRunLoop) -> Void) {
+        /// Calls `body` with the engine of the mode state, without reference counting (the
+        /// engine is alive while its queue holds the timer).
+        func withEngine(_ body: (LoopEngine) -> Void) {
             unmanagedState._withUnsafeGuaranteedRef { state in
-                Unmanaged.passUnretained(state.loop)._withUnsafeGuaranteedRef(body)
+                Unmanaged.passUnretained(state.engine)._withUnsafeGuaranteedRef(body)
             }
         }
 

@@ -122,12 +122,12 @@ public final class EVFrameTimer: @unchecked Sendable {
                 if newValue {
                     for mode in modes { loop.remove(timer, forMode: mode) }
                 } else {
-                    timer.fireNanos = loop.nextGridPoint(period: periodNanos)
+                    timer.fireNanos = loop.engine.nextGridPoint(period: periodNanos)
                     lastFrameNanos = nil
                     for mode in modes { loop.add(timer, forMode: mode) }
                 }
             }
-            if loop.isOwnerThread { apply() } else { loop.enqueue(apply) }
+            if loop.isOwnerThread { apply() } else { loop.enqueue { _ in apply() } }
         }
     }
 

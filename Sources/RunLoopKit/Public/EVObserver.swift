@@ -65,6 +65,6 @@ public final class EVObserver {
     public func invalidate() {
         guard _isValid else { return }
         _isValid = false
-        loop?.removeEverywhere(self)
+        loop?.engine.removeEverywhere(self)
     }
 }

@@ -63,11 +63,11 @@ extension EVRunLoop: SerialExecutor, TaskExecutor {
     func enqueue(_ job: UnownedJob, isolated: Bool) {
         let queued = QueuedJob(job: job, isolated: isolated)
         if isOwnerThread {
-            jobs.append(queued)
+            engine.jobs.append(queued)
         } else {
-            inbox.withLock {
+            signals.inbox.withLock {
                 $0.jobs.append(queued)
-                inboxPending.store(true, ordering: .releasing)
+                signals.inboxPending.store(true, ordering: .releasing)
             }
             backend.wakeUp()
         }

@@ -28,7 +28,7 @@ extension EVRunLoop {
         let call = "run(mode:until:returnAfterSourceHandled:)"
         checkOwner(call)
         require(!deadline.timeIntervalSinceReferenceDate.isNaN, "EVRunLoop.\(call): deadline is NaN")
-        return runSpecific(mode: mode, until: runDeadline(at: deadline), stopAfterSource: returnAfterSourceHandled,
+        return engine.runSpecific(mode: mode, until: runDeadline(at: deadline), stopAfterSource: returnAfterSourceHandled,
                            call: call)
     }
 
@@ -49,7 +49,7 @@ extension EVRunLoop {
         // A zero duration (a poll, the common idle case) needs neither the clock nor the
         // 128-bit conversion.
         let deadline = duration <= .zero ? .poll : RunDeadline.after(nanoseconds: duration.nanoseconds, from: backend.now())
-        return runSpecific(mode: mode, until: deadline, stopAfterSource: returnAfterSourceHandled, call: call)
+        return engine.runSpecific(mode: mode, until: deadline, stopAfterSource: returnAfterSourceHandled, call: call)
     }
 
     /// Runs the default mode until ``stop()`` is called or the mode has nothing left to fire.
@@ -58,7 +58,7 @@ extension EVRunLoop {
     public func run() {
         checkOwner("run()")
         while true {
-            let result = runSpecific(mode: .default, until: .never, stopAfterSource: false, call: "run()")
+            let result = engine.runSpecific(mode: .default, until: .never, stopAfterSource: false, call: "run()")
             if result == .stopped || result == .finished { return }
         }
     }

@@ -28,12 +28,12 @@ extension EVRunLoop {
     /// Loop thread only.
     public var statistics: Statistics {
         checkOwner("statistics")
-        return stats
+        return engine.stats
     }
 
     /// Sets every counter of ``statistics`` back to zero. Loop thread only.
     public func resetStatistics() {
         checkOwner("resetStatistics()")
-        stats = Statistics()
+        engine.stats = Statistics()
     }
 }

@@ -26,98 +26,36 @@ import Synchronization
 ///
 /// The corresponding CFRunLoop type is `CFRunLoop` (`RunLoop` in Foundation).
 public final class EVRunLoop: @unchecked Sendable {
-    // Safe to share: state below marked "loop thread" is touched only on `owner` (checked by
-    // `isOwnerThread` at every public entry point, and forwarded through `inbox` otherwise);
-    // the rest is immutable, atomic, or guarded by `inbox`'s mutex.
+    // Safe to share: `engine`, which holds all loop-thread state, is touched only on `owner`
+    // (checked by `isOwnerThread` at every public entry point, and forwarded through `inbox`
+    // otherwise); the rest is immutable, atomic, or guarded by `inbox`'s mutex.
 
     let backend: any Backend
     /// The owning thread's ``ThreadLoops/id``: never reused, unlike a `pthread_t`.
     let owner: UInt64
     /// Whether this is ``main``, the one loop that services libdispatch's main queue.
     let isMainLoop: Bool
-
-    // loop thread. The hottest of these skip Swift's dynamic exclusivity checks
-    // (`@exclusivity(unchecked)`): they are touched only on the loop's thread, and no access
-    // to them spans a callout, so accesses never overlap.
-    @exclusivity(unchecked) var modes: [Mode: ModeState] = [:]
-    @exclusivity(unchecked) var commonModeSet: Set<Mode> = [.default]
-    /// The last answer of ``resolve(_:)``; cleared when the common modes change.
-    @exclusivity(unchecked) var lastResolved: ResolvedMode?
-    /// The state of the last concrete mode a timer was added to (adds to one mode in a row
-    /// skip resolving it); its state is unowned: a loop never drops a mode state it holds in
-    /// `modes` (``ownerThreadExited()`` clears this with them).
-    @exclusivity(unchecked) var lastTimerMode: Mode?
-    @exclusivity(unchecked) var lastTimerState: Unmanaged<ModeState>?
-    /// The state the last run started with (a mode state, once made, is never replaced).
-    @exclusivity(unchecked) var lastRunState: ModeState?
-    var commonObservers = Members<EVObserver>()
-    @exclusivity(unchecked) var commonTimers = Members<EVTimer>()
-    var commonSources = Members<EVSource>()
-    @exclusivity(unchecked) var alignedTimers: [ObjectIdentifier: EVTimer] = [:]
-    @exclusivity(unchecked) var runStack: [ModeState] = []
-    @exclusivity(unchecked) var blocks: [QueuedBlock] = []
-    /// The backend's watches (signal sources, and the descriptor sources of `armedState`).
-    var watches = WatchTable()
-    /// The mode whose descriptor sources are watched: the running mode, or the last one run.
-    @exclusivity(unchecked) var armedState: ModeState?
-    /// Descriptor sources added to `armedState` while no run was in progress, to be watched
-    /// when the next run of it starts (their descriptors are checked then).
-    @exclusivity(unchecked) var pendingArms: [EVSource] = []
-    /// Sources the backend reported ready and that have not fired yet, in report order.
-    @exclusivity(unchecked) var readySources: [EVSource] = []
-    @exclusivity(unchecked) var wallClockWasSet = false
-    @exclusivity(unchecked) var lastWakeDate: Date?
-    @exclusivity(unchecked) var lastWakeInstant: Instant?
-    /// The deadline that ended the current pass's wait, if one did (``wakeDeadline``).
-    @exclusivity(unchecked) var lastWakeDeadline: Instant?
-    @exclusivity(unchecked) var stats = Statistics()
-    /// libdispatch's main queue as this loop services it (``main`` only).
-    @exclusivity(unchecked) var mainQueue = MainQueueState()
-    /// Jobs of the loop's executor waiting to run, the batch running, and whether one runs.
-    @exclusivity(unchecked) var jobs: [QueuedJob] = []
-    @exclusivity(unchecked) var runningJobs: [QueuedJob] = []
-    var isRunningJobs = false
+    /// The loop-thread state and the code of the pass; touched only on `owner`.
+    let engine: LoopEngine
     /// The loop as an actor's serial executor.
     let actorExecutor = LoopActorExecutor()
 
-    // any thread
-    let inbox = Mutex(Inbox())
-    let inboxPending = Atomic<Bool>(false)
-    let stopRequested = Atomic<Bool>(false)
-    /// CF's `ignoreWakeUps` per-run flag: set from the end of each wait to the top of the next
-    /// pass, and between outermost runs; ``wakeUp()`` does nothing while it is set.
-    let ignoreWakeUps = Atomic<Bool>(true)
-    /// The latest instant the wait in progress may end (nanoseconds): `.min` while the loop
-    /// is awake, since it drains its inbox before it sleeps again.
-    let plannedWake = Atomic<Int64>(.min)
-    /// Runs in progress (nested ones included); ``stop()`` with none in progress is dropped.
-    let activeRuns = Atomic<Int>(0)
+    /// What other threads hand to the loop: its inbox, stop request and wake flags.
+    let signals = LoopSignals()
 
     /// Records every activity and callout of this loop while set. Loop thread only.
-    @exclusivity(unchecked) public var trace: Trace?
+    public var trace: Trace? {
+        get { engine.trace }
+        set { engine.trace = newValue }
+    }
 
     init(backend: any Backend, owner: UInt64, isMainLoop: Bool = false) {
         self.backend = backend
         self.owner = owner
         self.isMainLoop = isMainLoop
+        engine = LoopEngine(backend: backend, signals: signals, isMainLoop: isMainLoop)
+        engine.attach(to: self)
         actorExecutor.loop = self
-        modes[.default] = ModeState(mode: .default, loop: self)
-    }
-
-    deinit { breakCycles() }
-
-    /// Timers and sources point back at the modes that hold them; clears those references
-    /// before the modes go (a timer's places name its modes unowned; each mode's queue
-    /// releases its timers when the mode state goes).
-    private func breakCycles() {
-        let timers = modes.values.flatMap { $0.timers.allTimers }
-        for timer in timers {
-            timer.places.removeAll()
-            timer.loopReleased?()
-        }
-        for state in modes.values {
-            for source in state.manualSources + state.kernelSources { source.modes.removeAll() }
-        }
     }
 
     /// Called on the owner thread as it exits (by ``ThreadLoops``): the loop can never run
@@ -126,27 +64,12 @@ public final class EVRunLoop: @unchecked Sendable {
     /// queued later is dropped. Otherwise a timer or block capturing the loop would keep it,
     /// and its descriptors, alive forever. Timers and sources are not invalidated.
     func ownerThreadExited() {
-        let dropped = inbox.withLock { inbox in
+        let dropped = signals.inbox.withLock { inbox in
             defer { inbox = Inbox(isClosed: true) }
             return inbox
         }
-        let queued = blocks
-        blocks = []
-        for source in watches.sources { removeEverywhere(source) }
-        breakCycles()
-        modes = [:]
-        lastRunState = nil
-        lastResolved = nil
-        lastTimerMode = nil
-        lastTimerState = nil
-        armedState = nil
-        pendingArms = []
-        readySources = []
-        commonObservers = Members()
-        commonTimers = Members()
-        commonSources = Members()
-        alignedTimers = [:]
-        withExtendedLifetime((dropped, queued)) {}  // released here, outside the lock
+        engine.letGoOfEverything()
+        withExtendedLifetime(dropped) {}  // released here, outside the lock
     }
 
     /// Creates a loop for the calling thread on a virtual clock, for deterministic tests.
@@ -212,7 +135,7 @@ public final class EVRunLoop: @unchecked Sendable {
     /// The corresponding CFRunLoop function is `CFRunLoopCopyCurrentMode`.
     public var currentMode: Mode? {
         checkOwner("currentMode")
-        return runStack.last?.mode
+        return engine.runStack.last?.mode
     }
 
     /// The modes that ``Mode/common`` stands for; starts as `[.default]`.
@@ -221,7 +144,7 @@ public final class EVRunLoop: @unchecked Sendable {
     /// CF keeps the set in `_commonModes`.
     public var commonModes: Set<Mode> {
         checkOwner("commonModes")
-        return commonModeSet
+        return engine.commonModeSet
     }
 
     /// Every mode that exists on this loop (created by adding to it, or by making it common
@@ -230,7 +153,7 @@ public final class EVRunLoop: @unchecked Sendable {
     /// The corresponding CFRunLoop function is `CFRunLoopCopyAllModes`.
     public var allModes: Set<Mode> {
         checkOwner("allModes")
-        return Set(modes.keys)
+        return Set(engine.modes.keys)
     }
 
     /// Makes `mode` common: every observer, timer and source added to ``Mode/common`` is
@@ -243,35 +166,7 @@ public final class EVRunLoop: @unchecked Sendable {
     public func addCommonMode(_ mode: Mode) {
         checkOwner("addCommonMode(_:)")
         require(mode != .common, "EVRunLoop.addCommonMode(_:): .common cannot be made common")
-        guard commonModeSet.insert(mode).inserted else { return }
-        lastResolved = nil
-        guard !(commonObservers.isEmpty && commonTimers.isEmpty && commonSources.isEmpty) else { return }
-        let state = modeState(mode)
-        for observer in commonObservers.elements { state.insert(observer) }
-        for timer in commonTimers.elements { insert(timer, into: state) }
-        for source in commonSources.elements { insert(source, into: state) }
-    }
-
-    /// The state of `mode`, created on first use.
-    func modeState(_ mode: Mode) -> ModeState {
-        if let state = modes[mode] { return state }
-        let state = ModeState(mode: mode, loop: self)
-        modes[mode] = state
-        return state
-    }
-
-    /// The concrete modes an operation on `mode` touches.
-    func states(for mode: Mode) -> [ModeState] { resolve(mode).states }
-
-    /// Whether `mode` is ``Mode/common``, and the concrete modes it stands for. The last
-    /// answer is kept: adding many items to one mode hashes and compares its name once.
-    func resolve(_ mode: Mode) -> ResolvedMode {
-        if let last = lastResolved, last.mode == mode { return last }
-        let isCommon = mode == .common
-        let resolved = ResolvedMode(
-            mode: mode, isCommon: isCommon, states: isCommon ? commonModeSet.map(modeState) : [modeState(mode)])
-        lastResolved = resolved
-        return resolved
+        engine.addCommonMode(mode)
     }
 
     // MARK: Observers
@@ -291,8 +186,7 @@ public final class EVRunLoop: @unchecked Sendable {
         require(observer.loop == nil || observer.loop === self,
                 "EVRunLoop.add(_:forMode:): observer \(observer.label ?? "") belongs to another loop")
         observer.loop = self
-        if mode == .common { commonObservers.insert(observer) }
-        for state in states(for: mode) { state.insert(observer) }
+        engine.add(observer, forMode: mode)
     }
 
     /// Removes `observer` from `mode` (or from every common mode, for ``Mode/common``).
@@ -305,8 +199,7 @@ public final class EVRunLoop: @unchecked Sendable {
     /// The corresponding CFRunLoop function is `CFRunLoopRemoveObserver`.
     public func remove(_ observer: EVObserver, forMode mode: Mode) {
         checkOwner("remove(_:forMode:)")
-        if mode == .common { commonObservers.remove(observer) }
-        for state in states(for: mode) { state.remove(observer) }
+        engine.remove(observer, forMode: mode)
     }
 
     /// Whether `observer` is in `mode` (for ``Mode/common``: whether it was added to it).
@@ -319,13 +212,8 @@ public final class EVRunLoop: @unchecked Sendable {
     /// The corresponding CFRunLoop function is `CFRunLoopContainsObserver`.
     public func contains(_ observer: EVObserver, inMode mode: Mode) -> Bool {
         checkOwner("contains(_:inMode:)")
-        if mode == .common { return commonObservers.contains(observer) }
-        return modes[mode]?.contains(observer) ?? false
-    }
-
-    func removeEverywhere(_ observer: EVObserver) {
-        commonObservers.remove(observer)
-        for state in modes.values { state.remove(observer) }
+        if mode == .common { return engine.commonObservers.contains(observer) }
+        return engine.modes[mode]?.contains(observer) ?? false
     }
 
     // MARK: Stopping, waking, blocks
@@ -336,15 +224,15 @@ public final class EVRunLoop: @unchecked Sendable {
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopStop`.
     public func stop() {
-        guard activeRuns.load(ordering: .acquiring) > 0 else { return }
-        stopRequested.store(true, ordering: .releasing)
+        guard signals.activeRuns.load(ordering: .acquiring) > 0 else { return }
+        signals.stopRequested.store(true, ordering: .releasing)
         wakeUp()
     }
 
     /// Whether a ``stop()`` is pending: requested and not yet seen by a run.
     ///
     /// CF keeps this as the private `_stopped` flag read by `__CFRunLoopIsStopped`.
-    public var isStopRequested: Bool { stopRequested.load(ordering: .acquiring) }
+    public var isStopRequested: Bool { signals.stopRequested.load(ordering: .acquiring) }
 
     /// Ends the loop's current wait early, or its next one at once when sent while the pass
     /// before that wait runs. As in CF, a wake sent from the end of a wait to the start of the
@@ -358,7 +246,7 @@ public final class EVRunLoop: @unchecked Sendable {
         // Pairs with the fence after the loop clears the flag (`heedWakeUps()`): either this
         // call sees the flag clear, or the loop sees what the caller did before calling.
         atomicMemoryFence(ordering: .sequentiallyConsistent)
-        guard !ignoreWakeUps.load(ordering: .relaxed) else { return }
+        guard !signals.ignoreWakeUps.load(ordering: .relaxed) else { return }
         backend.wakeUp()
     }
 
@@ -381,21 +269,21 @@ public final class EVRunLoop: @unchecked Sendable {
         require(!modes.isEmpty, "EVRunLoop.perform(inModes:label:_:): modes is empty; the block would never run")
         let queued = QueuedBlock(modes: modes, label: label, body: block)
         if isOwnerThread {
-            blocks.append(queued)
+            engine.blocks.append(queued)
         } else {
-            let accepted = inbox.withLock { inbox in
+            let accepted = signals.inbox.withLock { inbox in
                 guard !inbox.isClosed else { return false }
                 inbox.blocks.append(queued)
-                inboxPending.store(true, ordering: .releasing)
+                signals.inboxPending.store(true, ordering: .releasing)
                 return true
             }
             if accepted { wakeUp() }
         }
     }
 
-    /// Runs `task` on the loop's thread at its next pass or before its next wait, waking it;
-    /// drops it if the loop's thread has exited.
-    func enqueue(_ task: @escaping @Sendable () -> Void) {
+    /// Runs `task` on the loop's thread, given the loop's engine, at its next pass or before
+    /// its next wait, waking it; drops it if the loop's thread has exited.
+    func enqueue(_ task: @escaping @Sendable (LoopEngine) -> Void) {
         if pushTask(task) { wakeUp() }
     }
 
@@ -403,35 +291,23 @@ public final class EVRunLoop: @unchecked Sendable {
     /// loop only if it is sleeping past `latest` (the end of a timer's tolerance), so a timer
     /// that the coming wake serves anyway costs no extra wake. Drops it if the loop's thread
     /// has exited.
-    func enqueue(_ task: @escaping @Sendable () -> Void, wakingIfSleepingPast latest: Int64) {
+    func enqueue(_ task: @escaping @Sendable (LoopEngine) -> Void, wakingIfSleepingPast latest: Int64) {
         guard pushTask(task) else { return }
         // Pairs with the fence in the pass's `planWait`: either the loop sees this task before
         // it sleeps, or this sees the wait it planned.
         atomicMemoryFence(ordering: .sequentiallyConsistent)
-        if latest < plannedWake.load(ordering: .relaxed) { wakeUp() }
+        let planned = signals.plannedWake.load(ordering: .relaxed)
+        if latest < planned { wakeUp() }
     }
 
     /// Hands `task` to the inbox; false if the loop's thread has exited.
-    private func pushTask(_ task: @escaping @Sendable () -> Void) -> Bool {
-        inbox.withLock { inbox in
+    private func pushTask(_ task: @escaping @Sendable (LoopEngine) -> Void) -> Bool {
+        signals.inbox.withLock { inbox in
             guard !inbox.isClosed else { return false }
             inbox.tasks.append(task)
-            inboxPending.store(true, ordering: .releasing)
+            signals.inboxPending.store(true, ordering: .releasing)
             return true
         }
-    }
-
-    /// Takes what other threads handed over: blocks join the queue, tasks run now.
-    func drainInbox() {
-        guard inboxPending.load(ordering: .acquiring) else { return }
-        let taken = inbox.withLock { inbox in
-            inboxPending.store(false, ordering: .relaxed)
-            defer { inbox = Inbox(isClosed: inbox.isClosed) }
-            return inbox
-        }
-        blocks.append(contentsOf: taken.blocks)
-        jobs.append(contentsOf: taken.jobs)
-        for task in taken.tasks { task() }
     }
 
     // MARK: wakeDate
@@ -444,13 +320,13 @@ public final class EVRunLoop: @unchecked Sendable {
     /// `entry`/`afterWaiting` observer, as the wake-date example shows).
     public var wakeDate: Date? {
         checkOwner("wakeDate")
-        return lastWakeDate
+        return engine.lastWakeDate
     }
 
     /// The moment of ``wakeDate`` on the loop's monotonic clock.
     public var wakeInstant: Instant? {
         checkOwner("wakeInstant")
-        return lastWakeInstant
+        return engine.lastWakeInstant
     }
 
     /// The deadline that ended the wait of the current pass: the instant the loop asked the
@@ -463,7 +339,7 @@ public final class EVRunLoop: @unchecked Sendable {
     /// libev has no counterpart (its `ev_now` is the wake); neither has CF.
     public var wakeDeadline: Instant? {
         checkOwner("wakeDeadline")
-        return lastWakeDeadline
+        return engine.lastWakeDeadline
     }
 
     /// The loop's monotonic clock now (the virtual clock's reading for a virtual loop).
@@ -471,25 +347,6 @@ public final class EVRunLoop: @unchecked Sendable {
 
     /// The loop's wall clock now (the virtual wall clock for a virtual loop).
     public var wallNow: Date { backend.wallNow() }
-
-    /// Stamps the pass's wake; `deadline` is the one that ended its wait, if one did.
-    func markWake(deadline: Instant? = nil) {
-        lastWakeInstant = backend.now()
-        lastWakeDate = backend.wallNow()
-        lastWakeDeadline = deadline
-    }
-
-    /// The loop-clock instant (ns) of wall-clock `date`, exact to the nanosecond the `Date`
-    /// holds, saturating at `Int64`'s range.
-    func nanos(at date: Date) -> Int64 {
-        let ahead = date.nanosecondsSince1970.saturatingSubtract(backend.wallNanos())
-        return backend.now().nanoseconds.saturatingAdd(ahead)
-    }
-
-    /// The wall-clock date of loop-clock instant `nanos`.
-    func date(atNanos nanos: Int64) -> Date {
-        EVVirtualClock.date(nanoseconds: backend.wallNanos().saturatingAdd(nanos.saturatingSubtract(backend.now().nanoseconds)))
-    }
 }
 
 /// A mode as an operation on it touches it: whether it is ``EVRunLoop/Mode/common``, and

@@ -161,9 +161,9 @@ public final class EVSource: @unchecked Sendable {
             interest.store(newValue.rawValue, ordering: .releasing)
             guard let loop else { return }
             if loop.isOwnerThread {
-                loop.updateInterest(of: self)
+                loop.engine.updateInterest(of: self)
             } else {
-                loop.enqueue { loop.updateInterest(of: self) }
+                loop.enqueue { $0.updateInterest(of: self) }
             }
         }
     }
@@ -307,9 +307,9 @@ public final class EVSource: @unchecked Sendable {
             return
         }
         if loop.isOwnerThread {
-            loop.removeEverywhere(self)
+            loop.engine.removeEverywhere(self)
         } else {
-            loop.enqueue { loop.removeEverywhere(self) }
+            loop.enqueue { $0.removeEverywhere(self) }
         }
     }
 }

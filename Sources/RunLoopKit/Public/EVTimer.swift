@@ -332,7 +332,7 @@ public final class EVTimer: @unchecked Sendable {
             let nanos = Self.checkedTolerance(newValue, call: "EVTimer.tolerance")
             onLoopThread { timer in
                 timer.toleranceNanos = nanos
-                timer.loop?.reschedule(timer)
+                timer.loop?.engine.reschedule(timer)
             }
         }
     }
@@ -353,13 +353,13 @@ public final class EVTimer: @unchecked Sendable {
         get {
             switch start {
             case .at(let date): return date
-            case .instant(let nanos): return loop?.date(atNanos: nanos) ?? Date.distantPast
+            case .instant(let nanos): return loop?.backend.date(atNanos: nanos) ?? Date.distantPast
             case .afterInterval(let nanos):
                 return Date(timeIntervalSinceNow: Double(nanos) / 1e9)
             case .monotonicGrid:
                 return Date(timeIntervalSinceNow: Double(intervalNanos) / 1e9)
             case .resolved:
-                return loop?.date(atNanos: fireNanos) ?? Date.distantPast
+                return loop?.backend.date(atNanos: fireNanos) ?? Date.distantPast
             }
         }
         set {
@@ -413,12 +413,12 @@ public final class EVTimer: @unchecked Sendable {
         switch start {
         case .instant(let nanos): target = nanos
         case .afterInterval(let nanos): target = now.saturatingAdd(nanos)
-        case .at(let date): target = loop.nanos(at: date)
+        case .at(let date): target = loop.backend.nanos(at: date)
         case .monotonicGrid, .resolved: return
         }
         fireNanos = max(target, now)
         if isFiring { fireDateSetInCallout = true }
-        loop.reschedule(self)
+        loop.engine.reschedule(self)
     }
 
     /// Whether the timer can still fire.
@@ -440,16 +440,16 @@ public final class EVTimer: @unchecked Sendable {
             // A queued timer reaches its loop through its first mode (the loop is alive while
             // its queues hold the timer); otherwise through the link.
             if let place = places.first {
-                place.withLoop { $0.removeEverywhere(self) }
+                place.withEngine { $0.removeEverywhere(self) }
             } else if let loop = link.loop {
-                loop.removeEverywhere(self)
+                loop.engine.removeEverywhere(self)
             }
         case .elsewhere(let loop):
             guard let loop else { return }
             if loop.isOwnerThread {
-                loop.removeEverywhere(self)
+                loop.engine.removeEverywhere(self)
             } else {
-                loop.enqueue { loop.removeEverywhere(self) }
+                loop.enqueue { $0.removeEverywhere(self) }
             }
         }
     }
@@ -466,7 +466,7 @@ public final class EVTimer: @unchecked Sendable {
     /// hands it to the loop's inbox.
     private func onLoopThread(_ body: @escaping @Sendable (EVTimer) -> Void) {
         if let loop, !loop.isOwnerThread {
-            loop.enqueue { body(self) }
+            loop.enqueue { _ in body(self) }
         } else {
             body(self)
         }

@@ -7,7 +7,7 @@ struct QueuedJob {
     let isolated: Bool
 }
 
-extension EVRunLoop {
+extension LoopEngine {
     /// Whether a run of `state` runs jobs now and has some waiting: the mode is common and
     /// no job is on the stack.
     func hasRunnableJobs(_ state: ModeState) -> Bool {
@@ -22,8 +22,8 @@ extension EVRunLoop {
         isRunningJobs = true
         defer { isRunningJobs = false }
         swap(&jobs, &runningJobs)
-        let serial = asUnownedSerialExecutor()
-        let task = asUnownedTaskExecutor()
+        let serial = loop.asUnownedSerialExecutor()
+        let task = loop.asUnownedTaskExecutor()
         for queued in runningJobs {
             stats.jobsRun += 1
             trace?.record(.job)

@@ -6,7 +6,7 @@
 /// entering or leaving it is watched or unwatched alone. Switching the running mode (a nested
 /// run of another mode) re-arms the two modes' descriptors. A pass touches only the sources
 /// the backend reported ready (`readySources`).
-extension EVRunLoop: BackendEvents {
+extension LoopEngine: BackendEvents {
     /// The add itself, once ``add(_:forMode:)-(EVSource,_)`` made this loop the source's
     /// own (an invalidate that comes later finds the loop and removes the source).
     func addOnLoopThread(_ source: EVSource, forMode mode: Mode) {
@@ -30,6 +30,12 @@ extension EVRunLoop: BackendEvents {
         } else {
             pendingArms.append(source)
         }
+    }
+
+    /// ``EVRunLoop/remove(_:forMode:)-(EVSource,_)`` on the loop's thread.
+    func remove(_ source: EVSource, forMode mode: Mode) {
+        if mode == .common { commonSources.remove(source) }
+        for state in states(for: mode) { remove(source, from: state) }
     }
 
     func remove(_ source: EVSource, from state: ModeState) {
@@ -150,7 +156,7 @@ extension EVRunLoop: BackendEvents {
         return handled
     }
 
-    private func fire(_ source: EVSource) {
+    func fire(_ source: EVSource) {
         stats.sourceFires += 1
         trace?.record(.source(source.label ?? "source"))
         source.handler(source)
@@ -162,7 +168,7 @@ extension EVRunLoop: BackendEvents {
         source.error = error
         source.disownDescriptor()
         source.invalidate()
-        blocks.append(QueuedBlock(modes: [state.mode], label: nil) { [weak self] in self?.fire(source) })
+        blocks.append(QueuedBlock(modes: [state.mode], label: nil) { [weak loop] in loop?.engine.fire(source) })
     }
 
     // MARK: BackendEvents
@@ -176,64 +182,4 @@ extension EVRunLoop: BackendEvents {
         }
     }
     func wallClockChanged() { wallClockWasSet = true }
-
-    // MARK: Public API
-
-    /// Adds `source` to `mode` (or to every common mode, for ``Mode/common``). A signal
-    /// source starts catching its signal now. Safe from any thread.
-    ///
-    /// - Precondition: the source is valid, not added to another loop, and — for descriptor
-    ///   and signal sources — the loop is not on an ``EVVirtualClock``.
-    ///
-    /// - Parameters:
-    ///   - source: the source; it serves this loop only from now on.
-    ///   - mode: the mode, or ``Mode/common`` for every common mode.
-    ///
-    /// The corresponding CFRunLoop function is `CFRunLoopAddSource`.
-    public func add(_ source: EVSource, forMode mode: Mode) {
-        require(source.isManual || backend.watchesKernelEvents,
-                "EVRunLoop.add(_:forMode:): \(source.kind) sources need the real loop, not an EVVirtualClock loop")
-        switch source.link.claim(for: self) {
-        case .claimed: break
-        case .invalidated: misuse("EVRunLoop.add(_:forMode:): source \(source.label ?? "") is invalidated")
-        case .otherLoop: misuse("EVRunLoop.add(_:forMode:): source \(source.label ?? "") belongs to another loop")
-        }
-        if isOwnerThread {
-            addOnLoopThread(source, forMode: mode)
-        } else {
-            enqueue { self.addOnLoopThread(source, forMode: mode) }
-        }
-    }
-
-    /// Removes `source` from `mode` (or every common mode) without invalidating it. Safe
-    /// from any thread.
-    ///
-    /// - Parameters:
-    ///   - source: the source.
-    ///   - mode: the mode, or ``Mode/common`` for every common mode.
-    ///
-    /// The corresponding CFRunLoop function is `CFRunLoopRemoveSource`.
-    public func remove(_ source: EVSource, forMode mode: Mode) {
-        guard isOwnerThread else {
-            enqueue { self.remove(source, forMode: mode) }
-            return
-        }
-        if mode == .common { commonSources.remove(source) }
-        for state in states(for: mode) { remove(source, from: state) }
-    }
-
-    /// Whether `source` is in `mode` (for ``Mode/common``: whether it was added to it).
-    /// Loop thread only.
-    ///
-    /// - Parameters:
-    ///   - source: the source.
-    ///   - mode: the mode, or ``Mode/common``.
-    /// - Returns: whether the source is in the mode.
-    ///
-    /// The corresponding CFRunLoop function is `CFRunLoopContainsSource`.
-    public func contains(_ source: EVSource, inMode mode: Mode) -> Bool {
-        checkOwner("contains(_:inMode:)")
-        if mode == .common { return commonSources.contains(source) }
-        return source.modes.contains { $0.mode == mode }
-    }
 }

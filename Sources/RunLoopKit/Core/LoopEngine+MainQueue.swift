@@ -12,7 +12,7 @@
 ///   `beforeWaiting`/`afterWaiting` notifications) to service the queue at once.
 /// - Such a mode is never empty: ``EVRunLoop/run(mode:for:returnAfterSourceHandled:)`` keeps
 ///   going until its deadline or a stop, as CF's `__CFRunLoopModeIsEmpty` says.
-extension EVRunLoop {
+extension LoopEngine {
     /// The libdispatch main-queue state of the main loop. Loop thread only.
     struct MainQueueState {
         /// The queue's eventfd, -1 until a run first services it.

@@ -1,0 +1,200 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Everything a loop keeps on its own thread: its modes and their tables, the queued blocks
+/// and jobs, the descriptor watches, the wake stamps and statistics; and the code that runs
+/// passes over them (`LoopEngine+Pass`, `+Timers`, `+Sources`, `+Jobs`, `+MainQueue`).
+///
+/// Not `Sendable`: only its loop's thread touches it. ``EVRunLoop`` is the facade other
+/// threads see; it reaches its engine on the loop's thread, and hands work over through its
+/// inbox otherwise (``EVRunLoop/enqueue(_:)``, whose tasks are given the engine).
+///
+/// The corresponding CF structure is the loop-thread part of `struct __CFRunLoop`.
+final class LoopEngine {
+    typealias Mode = EVRunLoop.Mode
+    typealias Instant = EVRunLoop.Instant
+    typealias Activity = EVRunLoop.Activity
+    typealias RunResult = EVRunLoop.RunResult
+    typealias Trace = EVRunLoop.Trace
+    typealias Statistics = EVRunLoop.Statistics
+    typealias Error = EVRunLoop.Error
+
+    /// The facade that owns this engine, unretained (the facade holds the engine, and the
+    /// engine runs only inside the facade's calls); set once, by ``attach(to:)``.
+    @exclusivity(unchecked) private(set) var facade: Unmanaged<EVRunLoop>?
+    /// The facade, without reference counting where the caller's use allows.
+    var loop: EVRunLoop { facade.unsafelyUnwrapped.takeUnretainedValue() }
+    let backend: any Backend
+    /// What other threads hand over (shared with the facade).
+    let signals: LoopSignals
+    /// Whether this is ``EVRunLoop/main``'s engine, which services libdispatch's main queue.
+    let isMainLoop: Bool
+
+    // The hottest of these skip Swift's dynamic exclusivity checks (`@exclusivity(unchecked)`):
+    // no access to them spans a callout, so accesses never overlap.
+    @exclusivity(unchecked) var modes: [Mode: ModeState] = [:]
+    @exclusivity(unchecked) var commonModeSet: Set<Mode> = [.default]
+    /// The last answer of ``resolve(_:)``; cleared when the common modes change.
+    @exclusivity(unchecked) var lastResolved: ResolvedMode?
+    /// The state of the last concrete mode a timer was added to (adds to one mode in a row
+    /// skip resolving it); its state is unowned: a loop never drops a mode state it holds in
+    /// `modes` (``ownerThreadExited()`` clears this with them).
+    @exclusivity(unchecked) var lastTimerMode: Mode?
+    @exclusivity(unchecked) var lastTimerState: Unmanaged<ModeState>?
+    /// The state the last run started with (a mode state, once made, is never replaced).
+    @exclusivity(unchecked) var lastRunState: ModeState?
+    var commonObservers = Members<EVObserver>()
+    @exclusivity(unchecked) var commonTimers = Members<EVTimer>()
+    var commonSources = Members<EVSource>()
+    @exclusivity(unchecked) var alignedTimers: [ObjectIdentifier: EVTimer] = [:]
+    @exclusivity(unchecked) var runStack: [ModeState] = []
+    @exclusivity(unchecked) var blocks: [QueuedBlock] = []
+    /// The backend's watches (signal sources, and the descriptor sources of `armedState`).
+    var watches = WatchTable()
+    /// The mode whose descriptor sources are watched: the running mode, or the last one run.
+    @exclusivity(unchecked) var armedState: ModeState?
+    /// Descriptor sources added to `armedState` while no run was in progress, to be watched
+    /// when the next run of it starts (their descriptors are checked then).
+    @exclusivity(unchecked) var pendingArms: [EVSource] = []
+    /// Sources the backend reported ready and that have not fired yet, in report order.
+    @exclusivity(unchecked) var readySources: [EVSource] = []
+    @exclusivity(unchecked) var wallClockWasSet = false
+    @exclusivity(unchecked) var lastWakeDate: Date?
+    @exclusivity(unchecked) var lastWakeInstant: Instant?
+    /// The deadline that ended the current pass's wait, if one did (``EVRunLoop/wakeDeadline``).
+    @exclusivity(unchecked) var lastWakeDeadline: Instant?
+    @exclusivity(unchecked) var stats = Statistics()
+    /// libdispatch's main queue as this loop services it (``EVRunLoop/main`` only).
+    @exclusivity(unchecked) var mainQueue = MainQueueState()
+    /// Jobs of the loop's executor waiting to run, the batch running, and whether one runs.
+    @exclusivity(unchecked) var jobs: [QueuedJob] = []
+    @exclusivity(unchecked) var runningJobs: [QueuedJob] = []
+    var isRunningJobs = false
+
+    /// Records every activity and callout of this loop while set (``EVRunLoop/trace``).
+    @exclusivity(unchecked) var trace: Trace?
+
+    init(backend: any Backend, signals: LoopSignals, isMainLoop: Bool) {
+        self.backend = backend
+        self.signals = signals
+        self.isMainLoop = isMainLoop
+        modes[.default] = ModeState(mode: .default, engine: self)
+    }
+
+    /// Called once by the facade's initializer, the engine being made before the facade.
+    func attach(to loop: EVRunLoop) { facade = .passUnretained(loop) }
+
+    /// Timers and sources point back at the modes that hold them; clears those references
+    /// before the modes go (a timer's places name its modes unowned; each mode's queue
+    /// releases its timers when the mode state goes).
+    /// The loop (and with it this engine) is going away: see ``breakCycles()``.
+    deinit { breakCycles() }
+
+    private func breakCycles() {
+        let timers = modes.values.flatMap { $0.timers.allTimers }
+        for timer in timers {
+            timer.places.removeAll()
+            timer.loopReleased?()
+        }
+        for state in modes.values {
+            for source in state.manualSources + state.kernelSources { source.modes.removeAll() }
+        }
+    }
+
+    /// The engine's part of ``EVRunLoop/ownerThreadExited()``: lets go of queued blocks,
+    /// timers, sources (their descriptors and signals unwatched) and observers.
+    func letGoOfEverything() {
+        let queued = blocks
+        blocks = []
+        for source in watches.sources { removeEverywhere(source) }
+        breakCycles()
+        modes = [:]
+        lastRunState = nil
+        lastResolved = nil
+        lastTimerMode = nil
+        lastTimerState = nil
+        armedState = nil
+        pendingArms = []
+        readySources = []
+        commonObservers = Members()
+        commonTimers = Members()
+        commonSources = Members()
+        alignedTimers = [:]
+        withExtendedLifetime(queued) {}
+    }
+}
+
+extension LoopEngine {
+    /// ``EVRunLoop/addCommonMode(_:)`` on the loop's thread.
+    func addCommonMode(_ mode: Mode) {
+        guard commonModeSet.insert(mode).inserted else { return }
+        lastResolved = nil
+        guard !(commonObservers.isEmpty && commonTimers.isEmpty && commonSources.isEmpty) else { return }
+        let state = modeState(mode)
+        for observer in commonObservers.elements { state.insert(observer) }
+        for timer in commonTimers.elements { insert(timer, into: state) }
+        for source in commonSources.elements { insert(source, into: state) }
+    }
+
+    /// The state of `mode`, created on first use.
+    func modeState(_ mode: Mode) -> ModeState {
+        if let state = modes[mode] { return state }
+        let state = ModeState(mode: mode, engine: self)
+        modes[mode] = state
+        return state
+    }
+
+    /// The concrete modes an operation on `mode` touches.
+    func states(for mode: Mode) -> [ModeState] { resolve(mode).states }
+
+    /// Whether `mode` is ``Mode/common``, and the concrete modes it stands for. The last
+    /// answer is kept: adding many items to one mode hashes and compares its name once.
+    func resolve(_ mode: Mode) -> ResolvedMode {
+        if let last = lastResolved, last.mode == mode { return last }
+        let isCommon = mode == .common
+        let resolved = ResolvedMode(
+            mode: mode, isCommon: isCommon, states: isCommon ? commonModeSet.map(modeState) : [modeState(mode)])
+        lastResolved = resolved
+        return resolved
+    }
+
+    /// ``EVRunLoop/add(_:forMode:)-(EVObserver,_)`` on the loop's thread, the observer checked.
+    func add(_ observer: EVObserver, forMode mode: Mode) {
+        if mode == .common { commonObservers.insert(observer) }
+        for state in states(for: mode) { state.insert(observer) }
+    }
+
+    /// ``EVRunLoop/remove(_:forMode:)-(EVObserver,_)`` on the loop's thread.
+    func remove(_ observer: EVObserver, forMode mode: Mode) {
+        if mode == .common { commonObservers.remove(observer) }
+        for state in states(for: mode) { state.remove(observer) }
+    }
+
+    func removeEverywhere(_ observer: EVObserver) {
+        commonObservers.remove(observer)
+        for state in modes.values { state.remove(observer) }
+    }
+
+    /// Takes what other threads handed over: blocks join the queue, tasks run now.
+    func drainInbox() {
+        guard signals.inboxPending.load(ordering: .acquiring) else { return }
+        let taken = signals.inbox.withLock { inbox in
+            signals.inboxPending.store(false, ordering: .relaxed)
+            defer { inbox = Inbox(isClosed: inbox.isClosed) }
+            return inbox
+        }
+        blocks.append(contentsOf: taken.blocks)
+        jobs.append(contentsOf: taken.jobs)
+        for task in taken.tasks { task(self) }
+    }
+
+    /// Stamps the pass's wake; `deadline` is the one that ended its wait, if one did.
+    func markWake(deadline: Instant? = nil) {
+        lastWakeInstant = backend.now()
+        lastWakeDate = backend.wallNow()
+        lastWakeDeadline = deadline
+    }
+}

@@ -1,0 +1,19 @@
+import Synchronization
+
+/// The part of a loop that other threads touch: the inbox they hand work to, the stop
+/// request, CF's wake flags, and the wait in progress. Shared by the facade (``EVRunLoop``,
+/// which other threads call) and the engine (``LoopEngine``, which reads it on the loop's
+/// thread), so that the engine's passes never go through the facade.
+final class LoopSignals: Sendable {
+    let inbox = Mutex(Inbox())
+    let inboxPending = Atomic<Bool>(false)
+    let stopRequested = Atomic<Bool>(false)
+    /// CF's `ignoreWakeUps` per-run flag: set from the end of each wait to the top of the next
+    /// pass, and between outermost runs; ``EVRunLoop/wakeUp()`` does nothing while it is set.
+    let ignoreWakeUps = Atomic<Bool>(true)
+    /// The latest instant the wait in progress may end (nanoseconds): `.min` while the loop
+    /// is awake, since it drains its inbox before it sleeps again.
+    let plannedWake = Atomic<Int64>(.min)
+    /// Runs in progress (nested ones included); a stop with none in progress is dropped (``EVRunLoop/stop()``).
+    let activeRuns = Atomic<Int>(0)
+}

@@ -1,0 +1,58 @@
+extension EVRunLoop {
+    /// Adds `source` to `mode` (or to every common mode, for ``Mode/common``). A signal
+    /// source starts catching its signal now. Safe from any thread.
+    ///
+    /// - Precondition: the source is valid, not added to another loop, and — for descriptor
+    ///   and signal sources — the loop is not on an ``EVVirtualClock``.
+    ///
+    /// - Parameters:
+    ///   - source: the source; it serves this loop only from now on.
+    ///   - mode: the mode, or ``Mode/common`` for every common mode.
+    ///
+    /// The corresponding CFRunLoop function is `CFRunLoopAddSource`.
+    public func add(_ source: EVSource, forMode mode: Mode) {
+        require(source.isManual || backend.watchesKernelEvents,
+                "EVRunLoop.add(_:forMode:): \(source.kind) sources need the real loop, not an EVVirtualClock loop")
+        switch source.link.claim(for: self) {
+        case .claimed: break
+        case .invalidated: misuse("EVRunLoop.add(_:forMode:): source \(source.label ?? "") is invalidated")
+        case .otherLoop: misuse("EVRunLoop.add(_:forMode:): source \(source.label ?? "") belongs to another loop")
+        }
+        if isOwnerThread {
+            engine.addOnLoopThread(source, forMode: mode)
+        } else {
+            enqueue { $0.addOnLoopThread(source, forMode: mode) }
+        }
+    }
+
+    /// Removes `source` from `mode` (or every common mode) without invalidating it. Safe
+    /// from any thread.
+    ///
+    /// - Parameters:
+    ///   - source: the source.
+    ///   - mode: the mode, or ``Mode/common`` for every common mode.
+    ///
+    /// The corresponding CFRunLoop function is `CFRunLoopRemoveSource`.
+    public func remove(_ source: EVSource, forMode mode: Mode) {
+        if isOwnerThread {
+            engine.remove(source, forMode: mode)
+        } else {
+            enqueue { $0.remove(source, forMode: mode) }
+        }
+    }
+
+    /// Whether `source` is in `mode` (for ``Mode/common``: whether it was added to it).
+    /// Loop thread only.
+    ///
+    /// - Parameters:
+    ///   - source: the source.
+    ///   - mode: the mode, or ``Mode/common``.
+    /// - Returns: whether the source is in the mode.
+    ///
+    /// The corresponding CFRunLoop function is `CFRunLoopContainsSource`.
+    public func contains(_ source: EVSource, inMode mode: Mode) -> Bool {
+        checkOwner("contains(_:inMode:)")
+        if mode == .common { return engine.commonSources.contains(source) }
+        return source.modes.contains { $0.mode == mode }
+    }
+}
