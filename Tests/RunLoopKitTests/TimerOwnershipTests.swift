@@ -110,4 +110,41 @@ struct TimerOwnershipTests {
         #expect(log.lines == (0..<50).map { "\($0)" } + (0..<50).map { "\($0)" })
         for timer in timers { timer.invalidate() }
     }
+
+    /// A weak reference to a loop's shared signals, to see when they are freed.
+    final class WeakSignals: @unchecked Sendable {
+        // Safe: written and read on the test's thread only.
+        weak var signals: LoopSignals?
+    }
+
+    @Test("a timer holds its loop's signals, not its loop: the loop can go first, and the signals go with the last timer")
+    func linkHoldsSignalsNotLoop() {
+        let weak = WeakSignals()
+        let timer = EVTimer(fireAt: start + .seconds(1), interval: .seconds(1), repeats: true) { _ in }
+        do {
+            let other = EVRunLoop(clock: clock)
+            other.add(timer, forMode: .default)
+            weak.signals = other.signals
+            #expect(timer.loop === other)
+        }
+        #expect(timer.loop == nil)  // the loop is gone; its signals are not
+        #expect(weak.signals != nil)
+        #expect(timer.isValid)
+        timer.invalidate()  // reaches no loop, and does not crash
+        #expect(!timer.isValid)
+        withExtendedLifetime(timer) {}
+    }
+
+    @Test("the signals a timer held are freed with the timer")
+    func signalsFreedWithTimer() {
+        let weak = WeakSignals()
+        do {
+            let other = EVRunLoop(clock: clock)
+            let timer = EVTimer(fireAt: start + .seconds(1), interval: .seconds(1), repeats: true) { _ in }
+            other.add(timer, forMode: .default)
+            weak.signals = other.signals
+            timer.invalidate()
+        }
+        #expect(weak.signals == nil)
+    }
 }

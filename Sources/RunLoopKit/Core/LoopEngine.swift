@@ -41,7 +41,7 @@ final class LoopEngine {
     @exclusivity(unchecked) var lastResolved: ResolvedMode?
     /// The state of the last concrete mode a timer was added to (adds to one mode in a row
     /// skip resolving it); its state is unowned: a loop never drops a mode state it holds in
-    /// `modes` (``ownerThreadExited()`` clears this with them).
+    /// `modes` (``letGoOfEverything()`` clears this with them).
     @exclusivity(unchecked) var lastTimerMode: Mode?
     @exclusivity(unchecked) var lastTimerState: Unmanaged<ModeState>?
     /// The state the last run started with (a mode state, once made, is never replaced).

@@ -3,8 +3,19 @@ import Synchronization
 /// The part of a loop that other threads touch: the inbox they hand work to, the stop
 /// request, CF's wake flags, and the wait in progress. Shared by the facade (``EVRunLoop``,
 /// which other threads call) and the engine (``LoopEngine``, which reads it on the loop's
-/// thread), so that the engine's passes never go through the facade.
+/// thread), so that the engine's passes never go through the facade. Timers and sources
+/// that were added to the loop hold it too (``LoopLink``), and reach the loop through it.
 final class LoopSignals: Sendable {
+    /// The facade, weakly: the one weak reference to a loop that its timers and sources share.
+    /// Set once, by the facade's initializer, before any other thread can see the loop.
+    private let facade = Mutex(WeakLoop())
+
+    /// The loop, or nil once it is gone.
+    var loop: EVRunLoop? { facade.withLock { $0.loop } }
+
+    /// Called once by the facade's initializer.
+    func attach(to loop: EVRunLoop) { facade.withLock { $0.loop = loop } }
+
     let inbox = Mutex(Inbox())
     let inboxPending = Atomic<Bool>(false)
     let stopRequested = Atomic<Bool>(false)
@@ -16,4 +27,10 @@ final class LoopSignals: Sendable {
     let plannedWake = Atomic<Int64>(.min)
     /// Runs in progress (nested ones included); a stop with none in progress is dropped (``EVRunLoop/stop()``).
     let activeRuns = Atomic<Int>(0)
+}
+
+/// A weak reference to a loop (a top-level type: nested in a generic or non-copyable
+/// context, it is awkward to spell).
+struct WeakLoop {
+    weak var loop: EVRunLoop?
 }

@@ -22,8 +22,6 @@ final class ThreadLoops {
     /// The other loops this thread owns (virtual-clock loops), weakly.
     private var adopted: [WeakLoop] = []
 
-    private struct WeakLoop { weak var loop: EVRunLoop? }
-
     /// The main thread's identity, known before the main thread first asks for it (so that
     /// ``EVRunLoop/main`` can be created on any thread).
     static let mainThreadID: UInt64 = 1

@@ -27,8 +27,8 @@ import Synchronization
 /// The corresponding CFRunLoop type is `CFRunLoop` (`RunLoop` in Foundation).
 public final class EVRunLoop: @unchecked Sendable {
     // Safe to share: `engine`, which holds all loop-thread state, is touched only on `owner`
-    // (checked by `isOwnerThread` at every public entry point, and forwarded through `inbox`
-    // otherwise); the rest is immutable, atomic, or guarded by `inbox`'s mutex.
+    // (checked by `isOwnerThread` at every public entry point; other threads hand it tasks
+    // through `signals.inbox`); the rest is immutable, or `Sendable` (`signals`).
 
     let backend: any Backend
     /// The owning thread's ``ThreadLoops/id``: never reused, unlike a `pthread_t`.
@@ -55,6 +55,7 @@ public final class EVRunLoop: @unchecked Sendable {
         self.isMainLoop = isMainLoop
         engine = LoopEngine(backend: backend, signals: signals, isMainLoop: isMainLoop)
         engine.attach(to: self)
+        signals.attach(to: self)
         actorExecutor.loop = self
     }
 
