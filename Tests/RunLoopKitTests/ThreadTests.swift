@@ -54,6 +54,33 @@ struct ThreadTests {
         #expect(fired == ["added"])
     }
 
+    @Test("a timer added to a second mode from another thread, while the loop resolves its first add, fires in that mode")
+    func crossThreadSecondAdd() {
+        let rounds = 2_000
+        let fired = onFreshThread { () -> Int in
+            let loop = EVRunLoop.current
+            let other = EVRunLoop.Mode("other")
+            let count = LoopBox(0)
+            loop.add(EVSource { _ in }, forMode: other)  // keeps the running mode alive
+            Thread.detachNewThread {
+                for _ in 0..<rounds {
+                    let timer = EVTimer(interval: 0.001, repeats: false) { _ in
+                        count.value += 1
+                        if count.value == rounds { loop.stop() }
+                    }
+                    // The first add is resolved on the loop's thread while this thread adds
+                    // again: the second add must not read the schedule being resolved.
+                    loop.add(timer, forMode: .default)
+                    usleep(100)  // lets the loop take the first add before the second
+                    loop.add(timer, forMode: other)
+                }
+            }
+            loop.run(mode: other, for: .seconds(30))
+            return count.value
+        }
+        #expect(fired == rounds)
+    }
+
     @Test("current is one loop per thread; main is the main thread's")
     func currentPerThread() {
         let a = onFreshThread { EVRunLoop.current }

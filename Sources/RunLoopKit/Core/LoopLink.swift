@@ -22,7 +22,13 @@ import Synchronization
 /// to its loop (``LoopSignals/loop``) answers "is the loop still there".
 struct LoopLink: ~Copyable, Sendable {
     /// The outcome of ``claim(for:)``.
-    enum Claim { case claimed, invalidated, otherLoop }
+    enum Claim {
+        /// The loop owns it now; `isFirst` when this claim made it the owner (the first add):
+        /// until then no loop touched its schedule; after it, the loop's thread may be
+        /// resolving the schedule, and other threads must not read it.
+        case claimed(isFirst: Bool)
+        case invalidated, otherLoop
+    }
 
     /// The address of the owning loop's signals, retained by the link (released in
     /// `deinit`); 0 before the first claim. Stored once. (`AtomicLazyReference` does the
@@ -70,7 +76,8 @@ struct LoopLink: ~Copyable, Sendable {
         guard isValid else { return .invalidated }
         guard store(loop.signals) else { return .otherLoop }
         let old = word.bitwiseOr(loop.owner & ~Self.invalidBit, ordering: .acquiringAndReleasing).oldValue
-        return old & Self.invalidBit == 0 ? .claimed : .invalidated
+        guard old & Self.invalidBit == 0 else { return .invalidated }
+        return .claimed(isFirst: old == 0)
     }
 
     /// How ``invalidate(from:)`` went.

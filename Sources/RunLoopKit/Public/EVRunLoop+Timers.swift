@@ -19,15 +19,19 @@ extension EVRunLoop {
     /// The corresponding CFRunLoop function is `CFRunLoopAddTimer`
     /// (`RunLoop.add(_:forMode:)` in Foundation).
     public func add(_ timer: EVTimer, forMode mode: Mode) {
+        let isFirstAdd: Bool
         switch timer.link.claim(for: self) {
-        case .claimed: break
+        case .claimed(let isFirst): isFirstAdd = isFirst
         case .invalidated: misuse("EVRunLoop.add(_:forMode:): timer \(timer.label ?? "") is invalidated")
         case .otherLoop: misuse("EVRunLoop.add(_:forMode:): timer \(timer.label ?? "") belongs to another loop")
         }
         if isOwnerThread {
             engine.addOnLoopThread(timer, forMode: mode)
         } else {
-            enqueue({ $0.addOnLoopThread(timer, forMode: mode) }, wakingIfSleepingPast: latestFire(of: timer))
+            // Only the first add may read the timer's start here: from then on the loop's thread
+            // resolves it. A later add wakes the loop if it sleeps at all.
+            enqueue({ $0.addOnLoopThread(timer, forMode: mode) },
+                    wakingIfSleepingPast: isFirstAdd ? latestFire(of: timer) : .min)
         }
     }
 
