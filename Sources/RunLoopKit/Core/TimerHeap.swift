@@ -169,10 +169,10 @@ enum TimerHeap {
     ) -> (HeapEntry, Int) {
         if first &+ 3 < count {
             let children = heap + first
-            let aOffset = O.precedes(children[1], children[0], buffers) ? 1 : 0
-            let bOffset = O.precedes(children[3], children[2], buffers) ? 3 : 2
-            let offset = O.precedes(children[bOffset], children[aOffset], buffers) ? bOffset : aOffset
-            return (children[offset], offset)
+            let (e0, e1, e2, e3) = (children[0], children[1], children[2], children[3])
+            let (a, aOffset) = O.precedes(e1, e0, buffers) ? (e1, 1) : (e0, 0)
+            let (b, bOffset) = O.precedes(e3, e2, buffers) ? (e3, 3) : (e2, 2)
+            return O.precedes(b, a, buffers) ? (b, bOffset) : (a, aOffset)
         }
         var (child, offset) = (heap[first], 0)
         var other = 1
