@@ -44,7 +44,7 @@ public final class EVTimer: @unchecked Sendable {
 
     // Stored properties are declared in an order that packs them, the ones every fire
     // touches first; what few timers use (a label, wall-clock alignment, a release hook)
-    // sits out of line in `extras`: 120 bytes per timer (a 128-byte malloc block).
+    // sits out of line in `extras`: 112 bytes per timer (a 128-byte malloc block).
 
     // Loop thread only (see above); plain reads and writes that never span a callout.
     /// The next fire instant once resolved; before that, the payload of ``start``.
