@@ -70,6 +70,16 @@ struct Row: Codable, Sendable {
         return (best.0, ratio(to: best.0))
     }
 
+    /// Gives the row the goal `goal` on RunLoopKit ÷ `peer`: met when the ratio is at most
+    /// `bound` (a cost) or at least `bound` (a rate, `better == .higher`); unknown when
+    /// either peer has no figure.
+    func withRatioGoal(_ goal: String, to peer: Peer, bound: Double) -> Row {
+        var row = self
+        row.goal = goal
+        row.goalMet = ratio(to: peer).map { better == .higher ? $0 >= bound : $0 <= bound }
+        return row
+    }
+
     /// Whether RunLoopKit is at least as good as the best other peer; nil without one.
     var aheadOfBestPeer: Bool? {
         guard let best = bestPeer, let ours = cells[.runLoopKit]?.summary?.median,

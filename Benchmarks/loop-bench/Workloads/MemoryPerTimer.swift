@@ -28,8 +28,10 @@ enum MemoryPerTimer {
             }
         }
         return [
-            Row.make(name, "resident growth per timer, N = \(count.grouped)", unit: "bytes", values: resident),
-            Row.make(name, "malloc bytes in use per timer, N = \(count.grouped)", unit: "bytes", values: heap),
+            Row.make(name, "resident growth per timer, N = \(count.grouped)", unit: "bytes", values: resident)
+                .withRatioGoal("≤ 2× libev", to: .libev, bound: 2),
+            Row.make(name, "malloc bytes in use per timer, N = \(count.grouped)", unit: "bytes", values: heap)
+                .withRatioGoal("≤ 2× libev", to: .libev, bound: 2),
         ]
     }
 

@@ -47,9 +47,11 @@ enum ScheduleCost {
                 }
             }
             rows.append(Row.make(name, "create + add per timer, N = \(count.grouped)", unit: "ns",
-                                 values: schedule, unavailable: unavailable))
+                                 values: schedule, unavailable: unavailable)
+                .withRatioGoal("≤ 8× libev", to: .libev, bound: 8))
             rows.append(Row.make(name, "invalidate per timer, N = \(count.grouped)", unit: "ns",
-                                 values: invalidate, unavailable: unavailable))
+                                 values: invalidate, unavailable: unavailable)
+                .withRatioGoal("≤ 4× libev", to: .libev, bound: 4))
         }
         return rows
     }
