@@ -25,8 +25,8 @@ import Synchronization
 /// CFFileDescriptor and dispatch signal sources for the others).
 public final class EVSource: @unchecked Sendable {
     // Safe to share: `kind`, `order`, `label`, `handler` and the descriptor's identity never
-    // change; `signalTime` and `descriptorClosed` are atomic; `link` (validity and loop) locks
-    // itself; `isReady`, `error` and the mode list are used only on the loop's thread
+    // change; `signalTime`, `descriptorClosed` and `link` (validity and loop) are atomic;
+    // `isReady`, `error` and the mode list are used only on the loop's thread
     // (cross-thread calls go through the loop's inbox).
 
     /// What a source waits for: a manual event, a file descriptor or a POSIX signal.

@@ -28,9 +28,10 @@ import Synchronization
 public final class EVTimer: @unchecked Sendable {
     // Safe to share: the schedule (everything but `link`, `block`, `extras` and the
     // constants) is read and written only on the thread of the loop the timer was added to,
-    // or on the creating thread before it is added; calls from other threads are forwarded
-    // to the loop's inbox. `link` (validity and loop) locks itself; `block`, `extras` and
-    // the constants never change.
+    // or on the creating thread before it is added (another thread's first add reads the
+    // start before handing the timer over); calls from other threads are forwarded to the
+    // loop's inbox. `link` (validity and loop) is atomic; `block`, `extras` and the
+    // constants never change.
 
     /// How the first fire date is given; resolved on the loop's clock when first added.
     enum Start {
