@@ -123,7 +123,7 @@ final class LoopEngine {
         commonTimers = Members()
         commonSources = Members()
         alignedTimers = [:]
-        withExtendedLifetime(queued) {}
+        withExtendedLifetime(queued) {}  // the blocks (which may capture the loop) go last
     }
 }
 

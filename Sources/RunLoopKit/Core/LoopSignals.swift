@@ -29,8 +29,8 @@ final class LoopSignals: Sendable {
     let activeRuns = Atomic<Int>(0)
 }
 
-/// A weak reference to a loop (a top-level type: nested in a generic or non-copyable
-/// context, it is awkward to spell).
+/// A weak reference to a loop: the signals' one reference to their loop, and
+/// ``ThreadLoops``' references to the virtual loops a thread adopted.
 struct WeakLoop {
     weak var loop: EVRunLoop?
 }
