@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -80,6 +82,22 @@ int64_t clibev_realtime_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int clibev_ticks_drive_monotonic(void) {
+#if defined(__x86_64__)
+    const char *expected = "tsc";
+#elif defined(__aarch64__)
+    const char *expected = "arch_sys_counter";
+#else
+    return 0;
+#endif
+    FILE *file = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+    if (!file) return 0;
+    char name[64] = {0};
+    int read = fscanf(file, "%63s", name);
+    fclose(file);
+    return read == 1 && strcmp(name, expected) == 0;
 }
 
 static pthread_t main_thread;

@@ -65,6 +65,25 @@ int clibev_unblock_signal(int signum);
 int64_t clibev_monotonic_ns(void);
 /// `clock_gettime(CLOCK_REALTIME)` in nanoseconds since 1970.
 int64_t clibev_realtime_ns(void);
+/// The CPU's counter (x86-64 `rdtsc`, arm64 `cntvct_el0`; 0 elsewhere), unordered: it may
+/// read up to a few hundred instructions early. Inline, so a read costs no call.
+static inline uint64_t clibev_ticks(void) {
+#if defined(__x86_64__)
+    uint32_t low, high;
+    __asm__ __volatile__("rdtsc" : "=a"(low), "=d"(high));
+    return ((uint64_t)high << 32) | low;
+#elif defined(__aarch64__)
+    uint64_t value;
+    __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(value));
+    return value;
+#else
+    return 0;
+#endif
+}
+/// 1 when the kernel's monotonic clock is computed from `clibev_ticks` (its clocksource is
+/// `tsc` on x86-64, `arch_sys_counter` on arm64), so that one is a linear function of the
+/// other between the kernel's slews; 0 otherwise, or when the clocksource cannot be read.
+int clibev_ticks_drive_monotonic(void);
 /// The process's main thread, recorded by a constructor before `main` runs (CF records
 /// `_CFMainPThread` the same way).
 pthread_t clibev_main_thread(void);

@@ -12,6 +12,9 @@ import Foundation
 protocol Backend: AnyObject, Sendable {
     /// The monotonic clock.
     func now() -> EVRunLoop.Instant
+    /// The monotonic clock, or nil when it certainly reads before `instant`: for decisions
+    /// that only need to know that, which a backend may answer without reading the clock.
+    func now(unlessBefore instant: EVRunLoop.Instant) -> EVRunLoop.Instant?
     /// The wall clock.
     func wallNow() -> Date
     /// The wall clock in nanoseconds since 1970, exact (a `Date` keeps only ~0.2 µs).

@@ -43,6 +43,8 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// Spin budget (ns): grows by 1% of elapsed time, up to 2 ms; spinning spends it.
     private var spinBudget: Int64 = 2_000_000
     private var budgetUpdated: Int64 = clibev_monotonic_ns()
+    /// Bounds the clock between readings, for ``now(unlessBefore:)``.
+    @exclusivity(unchecked) private var cycles = CycleClock()
     /// The descriptor and signal watchers, indexed by their token (a slot of the loop's
     /// ``WatchTable``), and how many there are.
     private var watchers: [Watcher?] = []
@@ -98,6 +100,12 @@ final class LibevBackend: Backend, @unchecked Sendable {
     }
 
     func now() -> EVRunLoop.Instant { EVRunLoop.Instant(nanoseconds: clibev_monotonic_ns()) }
+
+    /// Answers "before `instant`" from the CPU's counter when it can (``CycleClock``);
+    /// otherwise reads the clock, which anchors the counter's later answers.
+    func now(unlessBefore instant: EVRunLoop.Instant) -> EVRunLoop.Instant? {
+        cycles.isBefore(instant.nanoseconds) ? nil : EVRunLoop.Instant(nanoseconds: cycles.read())
+    }
 
     func wallNow() -> Date { EVVirtualClock.date(nanoseconds: clibev_realtime_ns()) }
 

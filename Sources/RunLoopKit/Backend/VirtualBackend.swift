@@ -40,6 +40,10 @@ final class VirtualBackend: Backend {
     }
 
     func now() -> EVRunLoop.Instant { clock.now }
+    func now(unlessBefore instant: EVRunLoop.Instant) -> EVRunLoop.Instant? {
+        let now = clock.now
+        return now < instant ? nil : now
+    }
     func wallNow() -> Date { clock.wallNow }
     func wallNanos() -> Int64 { clock.wallNanos }
 

@@ -23,4 +23,10 @@ struct HeapEntry {
     var slot: Int32 { Int32(bitPattern: UInt32(truncatingIfNeeded: rank)) }
 
     var tie: UInt32 { UInt32(truncatingIfNeeded: rank >> 32) }
+
+    /// Whether this is a hole left in a ``SortedRun`` (slot -1; no queued timer has it).
+    var isHole: Bool { slot == -1 }
+
+    /// Makes this entry a hole: its slot becomes -1, its key stays.
+    mutating func makeHole() { rank |= UInt128(UInt32.max) }
 }

@@ -149,7 +149,6 @@ extension LoopEngine {
             return
         }
         if !timer.fireDateSetInCallout {
-            let now = backend.now().nanoseconds
             if timer.isAligned {
                 // The wall clock may read a hair before the grid point the monotonic deadline
                 // stood for (the two clocks are slewed apart by NTP); never serve the same
@@ -158,10 +157,15 @@ extension LoopEngine {
                 if next - scheduled < min(timer.intervalNanos / 2, 1_000_000) { next += timer.intervalNanos }
                 timer.fireNanos = next
             } else {
+                // Now is needed only when the next date may have passed: the backend tells
+                // that it has not without reading the clock, when it can.
                 let interval = timer.intervalNanos
                 let next = scheduled.saturatingAdd(interval)
-                timer.fireNanos = next > now
-                    ? next : scheduled.saturatingAdd(((now - scheduled) / interval + 1).saturatingMultiply(interval))
+                if let now = backend.now(unlessBefore: Instant(nanoseconds: next))?.nanoseconds, now >= next {
+                    timer.fireNanos = scheduled.saturatingAdd(((now - scheduled) / interval + 1).saturatingMultiply(interval))
+                } else {
+                    timer.fireNanos = next
+                }
             }
         }
         reschedule(timer)

@@ -23,18 +23,24 @@
 struct TimerQueue {
     // Stores, not arrays: references owned by this queue alone (see ``TimerStore``).
     private let records = TimerStore<TimerRecord>()
-    /// By slot: the index of the timer's entry in its fire heap (exact or tolerant), and in
-    /// the deadline heap (-1 if none).
+    /// By slot: the position of the timer's entry in its fire order (exact or tolerant),
+    /// and in the deadline order (-1 if none).
     private let fireIndices = TimerStore<Int32>()
     private let latestIndices = TimerStore<Int32>()
     private let freeSlots = TimerStore<Int32>()
-    private let exact = TimerStore<HeapEntry>(childrenInOneLine: true)
-    private let tolerantByFire = TimerStore<HeapEntry>(childrenInOneLine: true)
-    private let tolerantByLatest = TimerStore<HeapEntry>(childrenInOneLine: true)
+    private let exact: TimerOrder
+    private let tolerantByFire: TimerOrder
+    private let tolerantByLatest: TimerOrder
     /// The current firing pass (see ``beginFiringPass()``).
     private var pass: UInt32 = 1
     /// Turns creation sequences into the entries' 32-bit tie-breakers.
     private var ties = TieWindow()
+
+    init() {
+        exact = TimerOrder(positions: fireIndices, records: records)
+        tolerantByFire = TimerOrder(positions: fireIndices, records: records)
+        tolerantByLatest = TimerOrder(positions: latestIndices, records: records)
+    }
 
     var isEmpty: Bool { exact.isEmpty && tolerantByFire.isEmpty }
 
@@ -47,14 +53,14 @@ struct TimerQueue {
     /// same timers with the same number of wakeups, sooner: a lone tolerant timer fires on
     /// time, not at the end of its tolerance.
     var wake: WakeWindow {
-        let exactFire = earliestKeyNotFiring(exact)
-        let tolerantEnd = earliestKeyNotFiring(tolerantByLatest)
+        let exactFire = exact.earliestKey(where: isNotFiring)
+        let tolerantEnd = tolerantByLatest.earliestKey(where: isNotFiring)
         if exactFire <= tolerantEnd {
             return WakeWindow(first: exactFire, served: exactFire, latest: exactFire, precise: exactFire != .max)
         }
         // Every zero-tolerance timer fires after `tolerantEnd`, so only tolerant ones are due.
-        let served = latestKeyNotFiring(tolerantByFire, atOrBefore: tolerantEnd) ?? tolerantEnd
-        let first = min(earliestKeyNotFiring(tolerantByFire), served)
+        let served = tolerantByFire.latestKey(atOrBefore: tolerantEnd, where: isNotFiring) ?? tolerantEnd
+        let first = min(tolerantByFire.earliestKey(where: isNotFiring), served)
         return WakeWindow(first: first, served: served, latest: tolerantEnd, precise: false)
     }
 
@@ -99,59 +105,47 @@ struct TimerQueue {
             ($0.fireNanos, $0.latestNanos, $0.toleranceNanos != 0)
         }
         records[Int(slot)].touchedInPass = pass
-        // A timer that just fired from the top of the exact heap (the common case) is still
-        // there unless its callout changed the heap: no read of its index then.
-        let fireIndex = !exact.isEmpty && exact[0].slot == slot ? 0 : Int(fireIndices[Int(slot)])
-        let wasTolerant = !isExact(slot, at: fireIndex)
+        // A timer that just fired from the front of the exact order (the common case) is
+        // still there unless its callout changed the order: no read of its position then.
+        let firePosition = exact.position(of: slot)
+        let wasTolerant = !exact.holds(slot, at: firePosition)
         guard wasTolerant == tolerant else {
             unplace(slot)
             place(slot, tolerant: tolerant, fire: fire, latest: latest)
             return
         }
         if tolerant {
-            TimerHeap.rekey(tolerantByFire, at: fireIndex, to: fire, fireIndices, records, exactTies: ties.isExact)
-            TimerHeap.rekey(tolerantByLatest, at: Int(latestIndices[Int(slot)]), to: latest, latestIndices, records,
-                            exactTies: ties.isExact)
+            tolerantByFire.rekey(at: firePosition, to: fire, exactTies: ties.isExact)
+            tolerantByLatest.rekey(at: latestIndices[Int(slot)], to: latest, exactTies: ties.isExact)
         } else {
-            TimerHeap.rekey(exact, at: fireIndex, to: fire, fireIndices, records, exactTies: ties.isExact)
+            exact.rekey(at: firePosition, to: fire, exactTies: ties.isExact)
         }
     }
 
     private mutating func place(_ slot: Int32, tolerant: Bool, fire: Int64, latest: Int64) {
         let tie = records[Int(slot)].tie
         if tolerant {
-            TimerHeap.push(tolerantByFire, HeapEntry(key: fire, slot: slot, tie: tie), fireIndices, records,
-                           exactTies: ties.isExact)
-            TimerHeap.push(tolerantByLatest, HeapEntry(key: latest, slot: slot, tie: tie), latestIndices, records,
-                           exactTies: ties.isExact)
+            tolerantByFire.push(HeapEntry(key: fire, slot: slot, tie: tie), exactTies: ties.isExact)
+            tolerantByLatest.push(HeapEntry(key: latest, slot: slot, tie: tie), exactTies: ties.isExact)
         } else {
-            TimerHeap.push(exact, HeapEntry(key: fire, slot: slot, tie: tie), fireIndices, records,
-                           exactTies: ties.isExact)
+            exact.push(HeapEntry(key: fire, slot: slot, tie: tie), exactTies: ties.isExact)
         }
     }
 
     private mutating func unplace(_ slot: Int32) {
-        let fireIndex = Int(fireIndices[Int(slot)])
-        if isExact(slot, at: fireIndex) {
-            TimerHeap.remove(exact, at: fireIndex, fireIndices, records, exactTies: ties.isExact)
+        let firePosition = fireIndices[Int(slot)]
+        if exact.holds(slot, at: firePosition) {
+            exact.remove(at: firePosition, exactTies: ties.isExact)
         } else {
-            let latestIndex = Int(latestIndices[Int(slot)])
-            TimerHeap.remove(tolerantByFire, at: fireIndex, fireIndices, records, exactTies: ties.isExact)
-            TimerHeap.remove(tolerantByLatest, at: latestIndex, latestIndices, records, exactTies: ties.isExact)
+            tolerantByFire.remove(at: firePosition, exactTies: ties.isExact)
+            tolerantByLatest.remove(at: latestIndices[Int(slot)], exactTies: ties.isExact)
             latestIndices[Int(slot)] = -1
         }
         fireIndices[Int(slot)] = -1
     }
 
-    /// Whether the timer in `slot`, whose fire-heap index is `fireIndex`, sits in the exact
-    /// heap: told from the entry there (which the caller reads anyway), not from
-    /// `latestIndices`, so exact timers never touch that array.
-    private func isExact(_ slot: Int32, at fireIndex: Int) -> Bool {
-        fireIndex >= 0 && fireIndex < exact.count && exact[fireIndex].slot == slot
-    }
-
-    /// Whether any timer's fire date is at or before `now` (the heap tops; a pass with none
-    /// due skips the firing loop).
+    /// Whether any timer's fire date is at or before `now` (the earliest entries; a pass
+    /// with none due skips the firing loop).
     func hasDue(at now: Int64) -> Bool {
         (exact.first?.key ?? .max) <= now || (tolerantByFire.first?.key ?? .max) <= now
     }
@@ -173,118 +167,53 @@ struct TimerQueue {
     /// the queue's release until the caller is done (``EVTimer/releasesAfterFiring``), so the
     /// timer outlives its fire without reference counting per fire.
     /// (`mutating` only so that callers reach the queue in place: a read of a class's stored
-    /// struct would copy it, retaining its arrays.)
+    /// struct would copy it, retaining its stores.)
     mutating func nextDue(at now: Int64) -> Unmanaged<EVTimer>? {
-        if tolerantByFire.isEmpty {  // the common case: one heap to ask
+        if tolerantByFire.isEmpty {  // the common case: one order to ask
             guard let top = exact.first, top.key <= now else { return nil }
             if isEligible(top.slot) { return records[Int(top.slot)].timer }
         }
-        let a = firstEligible(exact, dueBy: now)
-        let b = firstEligible(tolerantByFire, dueBy: now)
+        let a = exact.earliest(dueBy: now, where: isEligible)
+        let b = tolerantByFire.earliest(dueBy: now, where: isEligible)
         let entry: HeapEntry
         switch (a, b) {
         case (nil, nil): return nil
         case let (a?, nil): entry = a
         case let (nil, b?): entry = b
-        case let (a?, b?): entry = before(a, b) ? a : b
+        case let (a?, b?): entry = exact.precedes(a, b) ? a : b
         }
         return records[Int(entry.slot)].timer
     }
 
     /// Every timer in the queue, in no particular order.
     var allTimers: [EVTimer] {
-        (exact.indices.map { exact[$0] } + tolerantByFire.indices.map { tolerantByFire[$0] })
-            .map { records[Int($0.slot)].timer.takeUnretainedValue() }
+        var timers: [EVTimer] = []
+        for order in [exact, tolerantByFire] {
+            order.forEachSlot { timers.append(records[Int($0)].timer.takeUnretainedValue()) }
+        }
+        return timers
     }
 
     /// Lets go of every queued timer (the mode is going away).
     mutating func releaseAll() {
-        for heap in [exact, tolerantByFire] {
-            for index in heap.indices { Self.release(records[Int(heap[index].slot)].timer) }
-        }
-        for store in [exact, tolerantByFire, tolerantByLatest] { store.removeAll() }
+        for order in [exact, tolerantByFire] { order.forEachSlot { Self.release(records[Int($0)].timer) } }
+        for order in [exact, tolerantByFire, tolerantByLatest] { order.removeAll() }
         for store in [fireIndices, latestIndices, freeSlots] { store.removeAll() }
         records.removeAll()
     }
 
     // MARK: Queries
 
-    /// By key, then by creation, so equal dates fire in creation order (ties compared as
-    /// the heaps compare them).
-    private func before(_ a: HeapEntry, _ b: HeapEntry) -> Bool {
-        TimerHeap.BySequence.precedes(a, b, records: UnsafePointer(records.base))
-    }
-
-    /// Whether the wake ignores the timer in `slot`: its callout is on the stack, or it was
-    /// invalidated on another thread and its removal is still in the loop's inbox (the loop
-    /// never wakes for an invalid timer).
-    private func isFiring(_ slot: Int32) -> Bool {
-        records[Int(slot)].timer._withUnsafeGuaranteedRef { $0.isFiring || !$0.isValid }
+    /// Whether the wake heeds the timer in `slot`: its callout is not on the stack, and it
+    /// was not invalidated on another thread with its removal still in the loop's inbox
+    /// (the loop never wakes for an invalid timer).
+    private func isNotFiring(_ slot: Int32) -> Bool {
+        records[Int(slot)].timer._withUnsafeGuaranteedRef { !$0.isFiring && $0.isValid }
     }
 
     private func isEligible(_ slot: Int32) -> Bool {
         records[Int(slot)].touchedInPass != pass
             && records[Int(slot)].timer._withUnsafeGuaranteedRef { !$0.isFiring && $0.isValid }
-    }
-
-    /// The smallest key among timers not firing; `.max` if none. The top answers unless its
-    /// timer is firing (only inside a nested run), when a walk descends through firing ones.
-    private func earliestKeyNotFiring(_ heap: TimerStore<HeapEntry>) -> Int64 {
-        guard let top = heap.first else { return .max }
-        if !isFiring(top.slot) { return top.key }
-        var best = Int64.max
-        var stack = [0]
-        while let index = stack.popLast() {
-            let entry = heap[index]
-            guard entry.key < best else { continue }
-            if !isFiring(entry.slot) {
-                best = entry.key
-                continue
-            }
-            for child in children(of: index, count: heap.count) { stack.append(child) }
-        }
-        return best
-    }
-
-    /// The largest key at or before `limit` among timers not firing (a walk of the entries
-    /// at or before `limit`: the timers the coming wake serves anyway).
-    private func latestKeyNotFiring(_ heap: TimerStore<HeapEntry>, atOrBefore limit: Int64) -> Int64? {
-        guard let top = heap.first, top.key <= limit else { return nil }
-        var best: Int64?
-        var stack = [0]
-        while let index = stack.popLast() {
-            let entry = heap[index]
-            guard entry.key <= limit else { continue }
-            if !isFiring(entry.slot), entry.key > best ?? .min { best = entry.key }
-            for child in children(of: index, count: heap.count) { stack.append(child) }
-        }
-        return best
-    }
-
-    /// The earliest entry due by `now` whose timer may fire in this pass. The top answers
-    /// unless it is not eligible (its callout is on the stack, or it was touched in this
-    /// pass), when a walk visits the due subtree under it.
-    private func firstEligible(_ heap: TimerStore<HeapEntry>, dueBy now: Int64) -> HeapEntry? {
-        guard let top = heap.first, top.key <= now else { return nil }
-        if isEligible(top.slot) { return top }
-        var best: HeapEntry?
-        var stack = [0]
-        while let index = stack.popLast() {
-            let entry = heap[index]
-            guard entry.key <= now, best.map({ before(entry, $0) }) ?? true else { continue }
-            if isEligible(entry.slot) {
-                best = entry
-                continue
-            }
-            for child in children(of: index, count: heap.count) { stack.append(child) }
-        }
-        return best
-    }
-
-    /// The children of `index` in a heap of `count` entries.
-    private func children(of index: Int, count: Int) -> Range<Int> {
-        let first = TimerHeap.arity * index + 1
-        return min(first, count)..<min(first + TimerHeap.arity, count)
     }
 }
 

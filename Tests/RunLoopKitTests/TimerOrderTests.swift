@@ -1,0 +1,113 @@
+@testable import RunLoopKit
+import Testing
+
+/// One order of the timer queue (a sorted run plus a heap) on its own: after every push,
+/// re-key and removal, the run is sorted, the heap is a heap, every slot's position finds
+/// its entry, and the earliest entry is the least of all.
+@Suite("Timer order")
+struct TimerOrderTests {
+    /// The order under test, its slots' current entries, and the next tie to hand out.
+    private struct Fixture {
+        let positions = TimerStore<Int32>()
+        let records = TimerStore<TimerRecord>()  // read only for ties outside the window
+        let order: TimerOrder
+        var live: [Int32: HeapEntry] = [:]
+        var free: [Int32] = []
+        var nextTie: UInt32 = 1
+
+        init() { order = TimerOrder(positions: positions, records: records) }
+
+        mutating func push(key: Int64) {
+            let slot: Int32
+            if let reused = free.popLast() {
+                slot = reused
+            } else {
+                slot = Int32(positions.count)
+                positions.append(-1)
+            }
+            let entry = HeapEntry(key: key, slot: slot, tie: nextTie)
+            nextTie += 1
+            order.push(entry, exactTies: true)
+            live[slot] = entry
+        }
+
+        mutating func rekey(_ slot: Int32, to key: Int64) {
+            order.rekey(at: positions[Int(slot)], to: key, exactTies: true)
+            live[slot]!.key = key
+        }
+
+        mutating func remove(_ slot: Int32) {
+            order.remove(at: positions[Int(slot)], exactTies: true)
+            positions[Int(slot)] = -1
+            live[slot] = nil
+            free.append(slot)
+        }
+
+        func check(_ step: Int) {
+            let heap = order.heap
+            for index in 1..<max(heap.count, 1) {
+                #expect(heap[(index - 1) / TimerHeap.arity].rank <= heap[index].rank, "step \(step): heap at \(index)")
+            }
+            var previous: HeapEntry?
+            var inRun = 0
+            for offset in 0..<order.run.count where !order.run[offset: offset].isHole {
+                let entry = order.run[offset: offset]
+                if let previous { #expect(previous.rank < entry.rank, "step \(step): run at \(offset)") }
+                previous = entry
+                inRun += 1
+            }
+            #expect(heap.count + inRun == live.count, "step \(step): count")
+            for (slot, entry) in live {
+                let position = positions[Int(slot)]
+                #expect(order.holds(slot, at: position), "step \(step): slot \(slot) at \(position)")
+                let found = SortedRun.ringIndex(ofPosition: position).map { order.run[ringIndex: $0] }
+                    ?? heap[Int(position)]
+                #expect(found.rank == entry.rank, "step \(step): slot \(slot)'s entry")
+            }
+            #expect(order.first?.rank == live.values.map(\.rank).min(), "step \(step): first")
+        }
+    }
+
+    @Test("random pushes, re-keys both ways and removals keep the run, the heap and the positions",
+          arguments: [1, 2, 3])
+    func randomOperations(seed: UInt64) {
+        var random = SplitMix(seed: seed)
+        var fixture = Fixture()
+        for step in 0..<4_000 {
+            let choice = random.next() % 10
+            // Few distinct keys, mostly rising, so that both the run and the heap get entries.
+            let key = Int64(step / 8) + Int64(random.next() % 40)
+            if fixture.live.isEmpty || choice < 4 {
+                fixture.push(key: key)
+            } else if choice < 8 {
+                fixture.rekey(fixture.live.keys.randomElement(using: &random)!, to: key)
+            } else {
+                fixture.remove(fixture.live.keys.randomElement(using: &random)!)
+            }
+            fixture.check(step)
+        }
+    }
+
+    @Test("timers of one interval fired in order are rescheduled into the run, and stay there")
+    func repeatingTimersStayInTheRun() {
+        var fixture = Fixture()
+        for _ in 0..<1_000 { fixture.push(key: 1_000) }
+        #expect(fixture.order.heap.isEmpty)
+        for fire in 0..<5_000 {
+            let first = fixture.order.first!
+            #expect(first.key == 1_000 * Int64(1 + fire / 1_000), "fire \(fire)")
+            fixture.rekey(first.slot, to: first.key + 1_000)
+        }
+        #expect(fixture.order.heap.isEmpty)
+        fixture.check(0)
+    }
+
+    @Test("removing most of a run leaves it compacted and still in order")
+    func holesAreCompacted() {
+        var fixture = Fixture()
+        for key in 0..<1_000 { fixture.push(key: Int64(key)) }
+        for slot in stride(from: Int32(1), to: 999, by: 1) where slot % 10 != 0 { fixture.remove(slot) }
+        #expect(fixture.order.run.count < 300)  // holes compacted away, not just counted
+        fixture.check(0)
+    }
+}
