@@ -45,6 +45,8 @@ final class LibevBackend: Backend, @unchecked Sendable {
     private var budgetUpdated: Int64 = clibev_monotonic_ns()
     /// Bounds the clock between readings, for ``now(unlessBefore:)``.
     @exclusivity(unchecked) private var cycles = CycleClock()
+    /// Whether the clock read last by ``now(unlessBefore:)`` had passed the instant asked.
+    private var lastInstantPassed = false
     /// The descriptor and signal watchers, indexed by their token (a slot of the loop's
     /// ``WatchTable``), and how many there are.
     private var watchers: [Watcher?] = []
@@ -102,9 +104,19 @@ final class LibevBackend: Backend, @unchecked Sendable {
     func now() -> EVRunLoop.Instant { EVRunLoop.Instant(nanoseconds: clibev_monotonic_ns()) }
 
     /// Answers "before `instant`" from the CPU's counter when it can (``CycleClock``);
-    /// otherwise reads the clock, which anchors the counter's later answers.
+    /// otherwise reads the clock, which anchors the counter's later answers. While the
+    /// answers are "passed" (a loop behind its timers), it asks the clock alone: the counter
+    /// would not spare the read.
     func now(unlessBefore instant: EVRunLoop.Instant) -> EVRunLoop.Instant? {
-        cycles.isBefore(instant.nanoseconds) ? nil : EVRunLoop.Instant(nanoseconds: cycles.read())
+        let nanos: Int64
+        if lastInstantPassed {
+            nanos = clibev_monotonic_ns()
+        } else {
+            if cycles.isBefore(instant.nanoseconds) { return nil }
+            nanos = cycles.read()
+        }
+        lastInstantPassed = nanos >= instant.nanoseconds
+        return EVRunLoop.Instant(nanoseconds: nanos)
     }
 
     func wallNow() -> Date { EVVirtualClock.date(nanoseconds: clibev_realtime_ns()) }

@@ -85,8 +85,21 @@ final class SortedRun {
         mark(entry, at: index)
     }
 
+    /// Removes the front entry: a fired timer's, on its way to the back.
+    @inline(__always)
+    func removeFirst() {
+        head = ring(1)
+        count &-= 1
+        while count > 0, base[head].isHole {
+            head = ring(1)
+            count &-= 1
+            holes &-= 1
+        }
+    }
+
     /// Removes the entry at ring index `index`: O(1) at either end, a hole elsewhere.
     func remove(atRingIndex index: Int) {
+        if index == head { return removeFirst() }
         base[index].makeHole()
         holes &+= 1
         while count > 0, base[head].isHole {
