@@ -6,13 +6,15 @@
 /// respect every tolerance, this one wakes the fewest times.
 ///
 /// Storage is compact: one ``TimerRecord`` (16 bytes) per queued timer in a contiguous array
-/// (a slot, reused after removal), the timer's heap indices in two parallel `Int32` arrays,
-/// and 4-ary heaps of 16-byte ``HeapEntry``s (libev's layout). Timers without tolerance (the
-/// common case) sit in one heap by fire instant, which answers both questions; timers with a
-/// tolerance sit in a heap by fire instant and in one by fire + tolerance. A sift compares
-/// 128-bit ranks and writes each moved entry's index into the index array (4 bytes per
-/// timer: 400 KB for 100k timers, where records would be 1.6 MB); no reference counting
-/// anywhere on that path.
+/// (a slot, reused after removal), the timer's positions in two parallel `Int32` arrays,
+/// and ``TimerOrder``s of 16-byte ``HeapEntry``s: each a sorted run for entries that arrive
+/// in order (a repeating timer rescheduled after every timer queued before it moves in
+/// O(1)) and a 4-ary heap for the others (libev's layout). Timers without tolerance (the
+/// common case) sit in one order by fire instant, which answers both questions; timers with
+/// a tolerance sit in an order by fire instant and in one by fire + tolerance. A sift
+/// compares 128-bit ranks and writes each moved entry's position into the position array
+/// (4 bytes per timer: 400 KB for 100k timers, where records would be 1.6 MB); no
+/// reference counting anywhere on that path.
 ///
 /// The queue owns each queued timer: the record holds it retained from ``insert(_:)`` to
 /// ``remove(_:)`` (or ``releaseAll()``, when the mode goes away), so an added timer that
