@@ -4,22 +4,24 @@ import Synchronization
 /// and an invalidate on different threads are ordered (CF guards the same pair with the
 /// timer's or source's own lock).
 ///
-/// Two atomic words, no lock: `word` holds validity (bit 63) and the owning loop's thread
-/// (``EVRunLoop/owner``, a thread id never reused; 0 before the first add), and `signals`
-/// the owning loop's ``LoopSignals``, stored once. Both ``claim(for:)`` and the invalidates
-/// change `word` with one read-modify-write, so the two are totally ordered:
+/// One atomic word, no lock: the address of the owning loop's ``LoopSignals`` (0 before the
+/// first add; stored once, retained by the link and released in its `deinit`), with bit 0
+/// set once invalidated (an object's address has its low bits clear). ``claim(for:)`` and
+/// the invalidates each change the word with one read-modify-write, so the two are totally
+/// ordered:
 ///
-/// - ``claim(for:)`` (in `add`, on the calling thread) stores the loop's signals first (two
-///   adds to two loops cannot both succeed: one store wins), then sets the owner in `word`.
-///   If `word` was invalid by then, the claim fails, and the invalidate (which came first)
-///   removes nothing, nor needs to.
-/// - an invalidate sets the invalid bit. If the owner was set before it, the signals were
-///   stored before that (release/acquire on `word`): it sees the loop, which removes the
-///   object (an add still in the loop's inbox finds it invalid and does nothing).
+/// - ``claim(for:)`` (in `add`, on the calling thread) swaps 0 for the loop's signals. If
+///   the word was invalid by then, the claim fails, and the invalidate (which came first)
+///   removes nothing, nor needs to; if it held another loop's signals, the object belongs to
+///   that loop (two adds to two loops cannot both succeed: one swap wins).
+/// - an invalidate sets bit 0. If a loop's signals were stored before it, it sees them and
+///   so the loop, which removes the object (an add still in the loop's inbox finds it
+///   invalid and does nothing).
 ///
 /// The link holds the loop's `LoopSignals` strongly, not the loop: forming a `weak`
 /// reference per timer cost about 70 instructions per add; the signals' one weak reference
-/// to its loop (``LoopSignals/loop``) answers "is the loop still there".
+/// to its loop (``LoopSignals/loop``) answers "is the loop still there", and the signals
+/// know the loop's thread (``LoopSignals/owner``).
 struct LoopLink: ~Copyable, Sendable {
     /// The outcome of ``claim(for:)``.
     enum Claim {
@@ -30,15 +32,14 @@ struct LoopLink: ~Copyable, Sendable {
         case invalidated, otherLoop
     }
 
-    /// The address of the owning loop's signals, retained by the link (released in
-    /// `deinit`); 0 before the first claim. Stored once. (`AtomicLazyReference` does the
-    /// same, but its generic calls are not inlined here: 60 more instructions per add.)
-    private let signals = Atomic<UInt>(0)
-    private let word = Atomic<UInt64>(0)
-    private static let invalidBit: UInt64 = 1 << 63
+    /// The owning loop's signals' address, retained by the link, and the invalid bit.
+    /// (`AtomicLazyReference` could hold the address, but its generic calls are not
+    /// inlined here: 60 more instructions per add.)
+    private let word = Atomic<UInt>(0)
+    private static let invalidBit: UInt = 1
 
     deinit {
-        if let stored = Self.signals(at: signals.load(ordering: .acquiring)) { stored.release() }
+        if let stored = Self.signals(in: word.load(ordering: .acquiring)) { stored.release() }
     }
 
     var isValid: Bool { word.load(ordering: .acquiring) & Self.invalidBit == 0 }
@@ -48,36 +49,31 @@ struct LoopLink: ~Copyable, Sendable {
 
     /// The loop this belongs to; nil before the first add, or once that loop is gone.
     var loop: EVRunLoop? {
-        Self.signals(at: signals.load(ordering: .acquiring))?.takeUnretainedValue().loop
+        Self.signals(in: word.load(ordering: .acquiring))?.takeUnretainedValue().loop
     }
 
-    /// The signals whose address is `address` (nil for 0).
-    private static func signals(at address: UInt) -> Unmanaged<LoopSignals>? {
-        UnsafeRawPointer(bitPattern: address).map { Unmanaged.fromOpaque($0) }
-    }
-
-    /// Stores `candidate` as the owning loop's signals unless some are stored already;
-    /// returns whether the stored ones are `candidate`'s.
-    private func store(_ candidate: LoopSignals) -> Bool {
-        let mine = UInt(bitPattern: Unmanaged.passUnretained(candidate).toOpaque())
-        let current = signals.load(ordering: .acquiring)
-        if current != 0 { return current == mine }
-        let retained = Unmanaged.passRetained(candidate)  // the link's reference
-        let (exchanged, stored) = signals.compareExchange(
-            expected: 0, desired: mine, ordering: .acquiringAndReleasing)
-        if exchanged { return true }
-        retained.release()  // another claim stored first
-        return stored == mine
+    /// The signals whose address `word` holds (nil for none).
+    private static func signals(in word: UInt) -> Unmanaged<LoopSignals>? {
+        UnsafeRawPointer(bitPattern: word & ~invalidBit).map { Unmanaged.fromOpaque($0) }
     }
 
     /// Checks validity and makes `loop` the owner, unless another loop is (a loop that
     /// claimed it and is gone since still counts: an object serves one loop only, as in CF).
     func claim(for loop: EVRunLoop) -> Claim {
-        guard isValid else { return .invalidated }
-        guard store(loop.signals) else { return .otherLoop }
-        let old = word.bitwiseOr(loop.owner & ~Self.invalidBit, ordering: .acquiringAndReleasing).oldValue
-        guard old & Self.invalidBit == 0 else { return .invalidated }
-        return .claimed(isFirst: old == 0)
+        let mine = UInt(bitPattern: Unmanaged.passUnretained(loop.signals).toOpaque())
+        let current = word.load(ordering: .acquiring)
+        guard current == 0 else { return Self.claim(found: current, mine: mine) }
+        let retained = Unmanaged.passRetained(loop.signals)  // the link's reference
+        let (exchanged, found) = word.compareExchange(expected: 0, desired: mine, ordering: .acquiringAndReleasing)
+        if exchanged { return .claimed(isFirst: true) }
+        retained.release()  // an invalidate or another claim came first
+        return Self.claim(found: found, mine: mine)
+    }
+
+    /// The outcome of a claim that found the word already set to `found`.
+    private static func claim(found: UInt, mine: UInt) -> Claim {
+        if found & invalidBit != 0 { return .invalidated }
+        return found == mine ? .claimed(isFirst: false) : .otherLoop
     }
 
     /// How ``invalidate(from:)`` went.
@@ -95,8 +91,8 @@ struct LoopLink: ~Copyable, Sendable {
     func invalidate(from thread: UInt64) -> Invalidation {
         let old = word.bitwiseOr(Self.invalidBit, ordering: .acquiringAndReleasing).oldValue
         guard old & Self.invalidBit == 0 else { return .unchanged }
-        if old == 0 { return .elsewhere(nil) }
-        return old == thread ? .onOwnerThread : .elsewhere(loop)
+        guard let signals = Self.signals(in: old) else { return .elsewhere(nil) }
+        return signals._withUnsafeGuaranteedRef { $0.owner == thread ? .onOwnerThread : .elsewhere($0.loop) }
     }
 
     /// Marks it invalid. Returns false if it already was; otherwise true and the loop it
@@ -104,6 +100,6 @@ struct LoopLink: ~Copyable, Sendable {
     func invalidate() -> (changed: Bool, loop: EVRunLoop?) {
         let old = word.bitwiseOr(Self.invalidBit, ordering: .acquiringAndReleasing).oldValue
         guard old & Self.invalidBit == 0 else { return (false, nil) }
-        return (true, old == 0 ? nil : loop)
+        return (true, Self.signals(in: old)?.takeUnretainedValue().loop)
     }
 }

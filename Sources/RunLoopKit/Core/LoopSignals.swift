@@ -13,6 +13,11 @@ final class LoopSignals: Sendable {
     /// The loop, or nil once it is gone.
     var loop: EVRunLoop? { facade.withLock { $0.loop } }
 
+    /// The loop's thread (``EVRunLoop/owner``).
+    let owner: UInt64
+
+    init(owner: UInt64) { self.owner = owner }
+
     /// Called once by the facade's initializer.
     func attach(to loop: EVRunLoop) { facade.withLock { $0.loop = loop } }
 

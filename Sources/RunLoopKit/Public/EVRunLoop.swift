@@ -41,7 +41,7 @@ public final class EVRunLoop: @unchecked Sendable {
     let actorExecutor = LoopActorExecutor()
 
     /// What other threads hand to the loop: its inbox, stop request and wake flags.
-    let signals = LoopSignals()
+    let signals: LoopSignals
 
     /// Records every activity and callout of this loop while set. Loop thread only.
     public var trace: Trace? {
@@ -53,6 +53,7 @@ public final class EVRunLoop: @unchecked Sendable {
         self.backend = backend
         self.owner = owner
         self.isMainLoop = isMainLoop
+        signals = LoopSignals(owner: owner)
         engine = LoopEngine(backend: backend, signals: signals, isMainLoop: isMainLoop)
         engine.attach(to: self)
         signals.attach(to: self)
