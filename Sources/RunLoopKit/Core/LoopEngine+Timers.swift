@@ -27,8 +27,8 @@ extension LoopEngine {
     }
 
     func insert(_ timer: EVTimer, into state: ModeState) {
-        guard timer.places.place(in: state) == nil else { return }
-        timer.places.append(.init(state: state, slot: state.timers.insert(timer)))
+        guard timer.place(in: state) == nil else { return }
+        timer.appendPlace(TimerPlace(state: state, slot: state.timers.insert(timer)))
     }
 
     /// ``EVRunLoop/remove(_:forMode:)-(EVTimer,_)`` on the loop's thread.
@@ -38,29 +38,29 @@ extension LoopEngine {
     }
 
     func remove(_ timer: EVTimer, from state: ModeState) {
-        guard let place = timer.places.remove(in: state) else { return }
+        guard let place = timer.removePlace(in: state) else { return }
         state.timers.remove(place.slot)
     }
 
     func removeEverywhere(_ timer: EVTimer) {
         if !commonTimers.isEmpty { commonTimers.remove(timer) }
         if timer.isAligned { alignedTimers[ObjectIdentifier(timer)] = nil }
-        guard let first = timer.places.first else { return }
-        if timer.places.hasOthers {
-            let places = timer.places.all
-            timer.places.removeAll()
+        guard let first = timer.firstPlace else { return }
+        if timer.hasOtherPlaces {
+            let places = timer.allPlaces
+            timer.removeAllPlaces()
             withExtendedLifetime(timer) { for place in places { place.withQueue { $0.remove($1) } } }
         } else {
-            timer.places.removeAll()
+            timer.firstPlace = nil
             withExtendedLifetime(timer) { first.withQueue { $0.remove($1) } }
         }
     }
 
     /// Re-sorts `timer` in every mode after its fire date or tolerance changed.
     func reschedule(_ timer: EVTimer) {
-        timer.places.first?.withQueue { queue, slot in queue.update(slot) }
-        guard timer.places.hasOthers else { return }
-        for place in timer.places.others { place.withQueue { queue, slot in queue.update(slot) } }
+        timer.firstPlace?.withQueue { queue, slot in queue.update(slot) }
+        guard timer.hasOtherPlaces else { return }
+        for place in timer.otherPlaces { place.withQueue { queue, slot in queue.update(slot) } }
     }
 
     /// Turns the timer's requested start into an instant of this loop's clock.

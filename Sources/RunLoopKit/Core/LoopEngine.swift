@@ -96,7 +96,7 @@ final class LoopEngine {
     private func breakCycles() {
         let timers = modes.values.flatMap { $0.timers.allTimers }
         for timer in timers {
-            timer.places.removeAll()
+            timer.removeAllPlaces()
             timer.loopReleased?()
         }
         for state in modes.values {

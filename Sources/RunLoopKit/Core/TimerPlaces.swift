@@ -1,80 +1,75 @@
-/// Where a timer sits: one slot per mode it is in. The first sits inline (most timers are
-/// in one mode), so a timer in one mode allocates nothing for it.
-struct TimerPlaces {
-    /// A timer's slot in one mode's ``TimerQueue``. The mode state is unowned: a loop never
-    /// drops a mode state while its queue holds timers (its teardown empties every list).
-    struct Place {
-        private let unmanagedState: Unmanaged<ModeState>
-        let slot: Int32
+/// A timer's slot in one mode's ``TimerQueue``. The mode state is unowned: a loop never
+/// drops a mode state while its queue holds timers (its teardown empties every list).
+struct TimerPlace {
+    private let unmanagedState: Unmanaged<ModeState>
+    let slot: Int32
 
-        init(state: ModeState, slot: Int32) {
-            unmanagedState = .passUnretained(state)
-            self.slot = slot
-        }
+    init(state: ModeState, slot: Int32) {
+        unmanagedState = .passUnretained(state)
+        self.slot = slot
+    }
 
-        var state: ModeState { unmanagedState.takeUnretainedValue() }
+    var state: ModeState { unmanagedState.takeUnretainedValue() }
 
-        /// Whether this place is in `state` (an identity test, without reference counting).
-        func isIn(_ state: ModeState) -> Bool {
-            unmanagedState.toOpaque() == Unmanaged.passUnretained(state).toOpaque()
-        }
+    /// Whether this place is in `state` (an identity test, without reference counting).
+    func isIn(_ state: ModeState) -> Bool {
+        unmanagedState.toOpaque() == Unmanaged.passUnretained(state).toOpaque()
+    }
 
-        /// Calls `body` with the engine of the mode state, without reference counting (the
-        /// engine is alive while its queue holds the timer).
-        func withEngine(_ body: (LoopEngine) -> Void) {
-            unmanagedState._withUnsafeGuaranteedRef { state in
-                Unmanaged.passUnretained(state.engine)._withUnsafeGuaranteedRef(body)
-            }
-        }
-
-        /// Calls `body` with the mode state's queue and the slot, without reference counting.
-        func withQueue(_ body: (inout TimerQueue, Int32) -> Void) {
-            unmanagedState._withUnsafeGuaranteedRef { body(&$0.timers, slot) }
+    /// Calls `body` with the engine of the mode state, without reference counting (the
+    /// engine is alive while its queue holds the timer).
+    func withEngine(_ body: (LoopEngine) -> Void) {
+        unmanagedState._withUnsafeGuaranteedRef { state in
+            Unmanaged.passUnretained(state.engine)._withUnsafeGuaranteedRef(body)
         }
     }
 
-    // `others` first: the 12-byte `first` then ends the struct, so a timer's flags pack
-    // right after it.
-    private(set) var others: [Place] = []
-    private(set) var first: Place?
+    /// Calls `body` with the mode state's queue and the slot, without reference counting.
+    func withQueue(_ body: (inout TimerQueue, Int32) -> Void) {
+        unmanagedState._withUnsafeGuaranteedRef { body(&$0.timers, slot) }
+    }
+}
 
-    var isEmpty: Bool { first == nil }
+/// Where a timer sits: one place per mode it is in. The first sits inline in the timer
+/// (``EVTimer/firstPlace``: most timers are in one mode, and a fire reaches its queue
+/// there); the others in its ``TimerExtras``, made when a second mode comes. Loop thread only.
+extension EVTimer {
     /// Whether the timer is in more than one mode.
-    var hasOthers: Bool { !others.isEmpty }
+    var hasOtherPlaces: Bool { withExtras { !$0.otherPlaces.isEmpty } ?? false }
+
+    /// The places after the first.
+    var otherPlaces: [TimerPlace] { withExtras { $0.otherPlaces } ?? [] }
 
     /// The place in `state`'s queue, if any.
-    func place(in state: ModeState) -> Place? {
-        if let first, first.isIn(state) { return first }
-        return others.first { $0.isIn(state) }
+    func place(in state: ModeState) -> TimerPlace? {
+        if let firstPlace, firstPlace.isIn(state) { return firstPlace }
+        return otherPlaces.first { $0.isIn(state) }
     }
 
-    mutating func append(_ place: Place) {
-        if first == nil { first = place } else { others.append(place) }
+    func appendPlace(_ place: TimerPlace) {
+        if firstPlace == nil {
+            firstPlace = place
+        } else {
+            madeExtras._withUnsafeGuaranteedRef { $0.otherPlaces.append(place) }
+        }
     }
 
     /// Removes and returns the place in `state`'s queue, if any.
-    mutating func remove(in state: ModeState) -> Place? {
-        if let place = first, place.isIn(state) {
-            first = others.isEmpty ? nil : others.removeFirst()
+    func removePlace(in state: ModeState) -> TimerPlace? {
+        if let place = firstPlace, place.isIn(state) {
+            firstPlace = withExtras { $0.otherPlaces.isEmpty ? nil : $0.otherPlaces.removeFirst() } ?? nil
             return place
         }
-        guard let index = others.firstIndex(where: { $0.isIn(state) }) else { return nil }
-        return others.remove(at: index)
+        return withExtras { extras in
+            extras.otherPlaces.firstIndex { $0.isIn(state) }.map { extras.otherPlaces.remove(at: $0) }
+        } ?? nil
     }
 
-    mutating func removeAll() {
-        first = nil
-        if !others.isEmpty { others = [] }  // the empty array needs no release
-    }
-
-    /// Calls `body` with each place (it must not add or remove places of this timer).
-    func forEach(_ body: (Place) -> Void) {
-        guard let first else { return }
-        body(first)
-        guard !others.isEmpty else { return }
-        for place in others { body(place) }
+    func removeAllPlaces() {
+        firstPlace = nil
+        withExtras { if !$0.otherPlaces.isEmpty { $0.otherPlaces = [] } }  // the empty array needs no release
     }
 
     /// Every place.
-    var all: [Place] { first.map { [$0] + others } ?? [] }
+    var allPlaces: [TimerPlace] { firstPlace.map { [$0] + otherPlaces } ?? [] }
 }

@@ -5,16 +5,17 @@
 /// and then fires every timer whose fire instant has passed. Among all wake schedules that
 /// respect every tolerance, this one wakes the fewest times.
 ///
-/// Storage is compact: one ``TimerRecord`` (16 bytes) per queued timer in a contiguous array
-/// (a slot, reused after removal), the timer's positions in two parallel `Int32` arrays,
-/// and ``TimerOrder``s of 16-byte ``HeapEntry``s: each a sorted run for entries that arrive
-/// in order (a repeating timer rescheduled after every timer queued before it moves in
-/// O(1)) and a 4-ary heap for the others (libev's layout). Timers without tolerance (the
-/// common case) sit in one order by fire instant, which answers both questions; timers with
-/// a tolerance sit in an order by fire instant and in one by fire + tolerance. A sift
-/// compares 128-bit ranks and writes each moved entry's position into the position array
-/// (4 bytes per timer: 400 KB for 100k timers, where records would be 1.6 MB); no
-/// reference counting anywhere on that path.
+/// Storage is compact: by slot (reused after removal), a ``TimerRecord`` (the timer, 8
+/// bytes), the firing pass that last touched it and the position of its fire entry (4
+/// bytes each), and, in a queue that ever held a tolerant timer, the position of its
+/// deadline entry; and ``TimerOrder``s of 16-byte ``HeapEntry``s: each a sorted run for
+/// entries that arrive in order (a repeating timer rescheduled after every timer queued
+/// before it moves in O(1)) and a 4-ary heap for the others (libev's layout). Timers
+/// without tolerance (the common case) sit in one order by fire instant, which answers
+/// both questions; timers with a tolerance sit in an order by fire instant and in one by
+/// fire + tolerance. A sift compares 128-bit ranks and writes each moved entry's position
+/// into the position array (4 bytes per timer: 400 KB for 100k timers); no reference
+/// counting anywhere on that path. 32 bytes per exact timer in all.
 ///
 /// The queue owns each queued timer: the record holds it retained from ``insert(_:)`` to
 /// ``remove(_:)`` (or ``releaseAll()``, when the mode goes away), so an added timer that
@@ -25,8 +26,12 @@
 struct TimerQueue {
     // Stores, not arrays: references owned by this queue alone (see ``TimerStore``).
     private let records = TimerStore<TimerRecord>()
+    /// By slot: the firing pass in which the timer was queued or re-sorted (it waits for the
+    /// next pass, as a timer outside CF's snapshot of due timers does).
+    private let touchedInPass = TimerStore<UInt32>()
     /// By slot: the position of the timer's entry in its fire order (exact or tolerant),
-    /// and in the deadline order (-1 if none).
+    /// and in the deadline order (-1 if none). The second stays empty until the queue holds
+    /// a tolerant timer, so exact timers never touch it nor pay its 4 bytes.
     private let fireIndices = TimerStore<Int32>()
     private let latestIndices = TimerStore<Int32>()
     private let freeSlots = TimerStore<Int32>()
@@ -68,16 +73,17 @@ struct TimerQueue {
 
     /// Queues `timer` (retaining it) and returns its slot.
     mutating func insert(_ timer: EVTimer) -> Int32 {
-        let record = TimerRecord(timer: .passRetained(timer), tie: ties.tie(for: timer.sequence), touchedInPass: pass)
+        let record = TimerRecord(timer: .passRetained(timer))
         let slot: Int32
         if let free = freeSlots.popLast() {
             slot = free
             records[Int(slot)] = record
+            touchedInPass[Int(slot)] = pass
         } else {
             slot = Int32(records.count)
             records.append(record)
+            touchedInPass.append(pass)
             fireIndices.append(-1)
-            latestIndices.append(-1)
         }
         place(slot, tolerant: timer.toleranceNanos != 0, fire: timer.fireNanos, latest: timer.latestNanos)
         return slot
@@ -106,7 +112,7 @@ struct TimerQueue {
         let (fire, latest, tolerant) = records[Int(slot)].timer._withUnsafeGuaranteedRef {
             ($0.fireNanos, $0.latestNanos, $0.toleranceNanos != 0)
         }
-        records[Int(slot)].touchedInPass = pass
+        touchedInPass[Int(slot)] = pass
         // A timer that just fired from the front of the exact order (the common case) is
         // still there unless its callout changed the order: no read of its position then.
         let firePosition = exact.position(of: slot)
@@ -125,8 +131,9 @@ struct TimerQueue {
     }
 
     private mutating func place(_ slot: Int32, tolerant: Bool, fire: Int64, latest: Int64) {
-        let tie = records[Int(slot)].tie
+        let tie = ties.tie(for: records[Int(slot)].sequence)  // the same tie every time
         if tolerant {
+            while latestIndices.count < records.count { latestIndices.append(-1) }
             tolerantByFire.push(HeapEntry(key: fire, slot: slot, tie: tie), exactTies: ties.isExact)
             tolerantByLatest.push(HeapEntry(key: latest, slot: slot, tie: tie), exactTies: ties.isExact)
         } else {
@@ -160,7 +167,7 @@ struct TimerQueue {
         guard pass == 0 else { return }
         // Once in 2^32 passes: no record may keep a number the coming passes will reuse.
         pass = 1
-        for index in records.indices { records[index].touchedInPass = 0 }
+        for index in touchedInPass.indices { touchedInPass[index] = 0 }
     }
 
     /// The next timer to fire in this pass: the earliest (then oldest) timer due at `now`
@@ -202,6 +209,7 @@ struct TimerQueue {
         for order in [exact, tolerantByFire, tolerantByLatest] { order.removeAll() }
         for store in [fireIndices, latestIndices, freeSlots] { store.removeAll() }
         records.removeAll()
+        touchedInPass.removeAll()
     }
 
     // MARK: Queries
@@ -214,21 +222,16 @@ struct TimerQueue {
     }
 
     private func isEligible(_ slot: Int32) -> Bool {
-        records[Int(slot)].touchedInPass != pass
+        touchedInPass[Int(slot)] != pass
             && records[Int(slot)].timer._withUnsafeGuaranteedRef { !$0.isFiring && $0.isValid }
     }
 }
 
-/// One queued timer in one mode (16 bytes): the timer (retained by the queue), its
-/// tie-breaker, and the firing pass that last touched it. (Where it sits in the heaps is in
-/// the queue's index arrays, which the sifts write.)
+/// One queued timer in one mode (8 bytes): the timer, retained by the queue. (Its tie is
+/// in its entries, the pass that last touched it in the queue's `touchedInPass`, where it
+/// sits in the queue's position arrays, which the sifts write.)
 struct TimerRecord {
     let timer: Unmanaged<EVTimer>
-    /// The timer's creation order as its entries carry it (see ``TieWindow``).
-    let tie: UInt32
-    /// The firing pass in which the timer was queued or re-sorted: it waits for the next
-    /// pass, as a timer outside CF's snapshot of due timers does.
-    var touchedInPass: UInt32
 
     /// The timer's creation order: the tie-break for equal fire dates (read only on ties).
     var sequence: UInt64 { timer._withUnsafeGuaranteedRef { $0.sequence } }

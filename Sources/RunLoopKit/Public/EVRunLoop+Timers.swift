@@ -76,7 +76,7 @@ extension EVRunLoop {
     public func contains(_ timer: EVTimer, inMode mode: Mode) -> Bool {
         checkOwner("contains(_:inMode:)")
         if mode == .common { return engine.commonTimers.contains(timer) }
-        return timer.places.all.contains { $0.state.mode == mode }
+        return timer.allPlaces.contains { $0.state.mode == mode }
     }
 
     /// The earliest fire date among the timers of `mode`, or nil if it has none.

@@ -26,12 +26,12 @@ import Synchronization
 ///
 /// The corresponding CFRunLoop type is `CFRunLoopTimer` (`Timer` in Foundation).
 public final class EVTimer: @unchecked Sendable {
-    // Safe to share: the schedule (everything but `link`, `block`, `extras` and the
-    // constants) is read and written only on the thread of the loop the timer was added to,
-    // or on the creating thread before it is added (another thread's first add reads the
-    // start before handing the timer over); calls from other threads are forwarded to the
-    // loop's inbox. `link` (validity and loop) is atomic; `block`, `extras` and the
-    // constants never change.
+    // Safe to share: the schedule (everything but `link`, `block`, `extrasAddress` and the
+    // constants, and the extras' tolerance and places) is read and written only on the
+    // thread of the loop the timer was added to, or on the creating thread before it is
+    // added (another thread's first add reads the start before handing the timer over);
+    // calls from other threads are forwarded to the loop's inbox. `link` (validity and
+    // loop) and `extrasAddress` (set once) are atomic; `block` and the constants never change.
 
     /// How the first fire date is given; resolved on the loop's clock when first added.
     enum Start {
@@ -44,17 +44,18 @@ public final class EVTimer: @unchecked Sendable {
     }
 
     // Stored properties are declared in an order that packs them, the ones every fire
-    // touches first; what few timers use (a label, wall-clock alignment, a release hook)
-    // sits out of line in `extras`: 112 bytes per timer (a 128-byte malloc block).
+    // touches first; what few timers use (a label, wall-clock alignment, a release hook, a
+    // tolerance, modes after the first) sits out of line in ``TimerExtras``: 88 bytes per
+    // timer (a 96-byte malloc block).
 
     // Loop thread only (see above); plain reads and writes that never span a callout.
     /// The next fire instant once resolved; before that, the payload of ``start``.
     @exclusivity(unchecked) var fireNanos: Int64 = 0
     let intervalNanos: Int64
-    @exclusivity(unchecked) var toleranceNanos: Int64
     let block: @Sendable (EVTimer) -> Void
-    /// Where the timer is queued: one slot per mode it is in.
-    @exclusivity(unchecked) var places = TimerPlaces()
+    /// Where the timer is queued in its first mode (the others are in its extras: see
+    /// ``allPlaces``).
+    @exclusivity(unchecked) var firstPlace: TimerPlace?
     /// `isFiring`, `fireDateSetInCallout`, `heldByPass` (bits 0–2) and the ``StartKind``
     /// (bits 4–6) in one byte, so the timer's small fields fit before `link`. Loop thread
     /// (or creating thread, before the add) only.
@@ -68,17 +69,53 @@ public final class EVTimer: @unchecked Sendable {
     let link = LoopLink()
     /// Tie-breaker for equal fire dates: creation order.
     let sequence: UInt64
-    private let extras: TimerExtras?
+    /// The address of the timer's ``TimerExtras`` (retained, released in `deinit`); 0 while
+    /// it has none. Set once, atomically: other threads read the label through it.
+    private let extrasAddress: Atomic<UInt>
 
+    deinit {
+        if let extras = Self.extras(at: extrasAddress.load(ordering: .acquiring)) { extras.release() }
+    }
+
+    private static func extras(at address: UInt) -> Unmanaged<TimerExtras>? {
+        UnsafeRawPointer(bitPattern: address).map { Unmanaged.fromOpaque($0) }
+    }
+
+    /// Calls `body` with the timer's extras, if it has any, without reference counting.
+    @inline(__always)
+    func withExtras<Result>(_ body: (TimerExtras) -> Result) -> Result? {
+        Self.extras(at: extrasAddress.load(ordering: .acquiring))?._withUnsafeGuaranteedRef(body)
+    }
+
+    /// The timer's extras, made now if it has none. Where the schedule may be written only.
+    var madeExtras: Unmanaged<TimerExtras> {
+        if let extras = Self.extras(at: extrasAddress.load(ordering: .acquiring)) { return extras }
+        let made = Unmanaged.passRetained(
+            TimerExtras(label: nil, alignmentOffsetNanos: nil, loopReleased: nil, toleranceNanos: 0))
+        let (exchanged, found) = extrasAddress.compareExchange(
+            expected: 0, desired: UInt(bitPattern: made.toOpaque()), ordering: .acquiringAndReleasing)
+        if exchanged { return made }
+        made.release()  // another thread's, made first (a misuse of the schedule, but no leak)
+        return Self.extras(at: found)!
+    }
+
+    /// How late the timer may fire (ns); 0 for most timers, which then have no extras.
+    var toleranceNanos: Int64 {
+        get { withExtras { $0.toleranceNanos } ?? 0 }
+        set {
+            guard newValue != 0 || extrasAddress.load(ordering: .acquiring) != 0 else { return }
+            madeExtras._withUnsafeGuaranteedRef { $0.toleranceNanos = newValue }
+        }
+    }
     /// The end of the tolerance; a fire date at the end of the clock stays there ("never").
     var latestNanos: Int64 { fireNanos.saturatingAdd(toleranceNanos) }
     /// A name for traces (``EVRunLoop/Trace``); nil shows as `"timer"`.
-    public var label: String? { extras?.label }
+    public var label: String? { withExtras { $0.label } ?? nil }
     /// For wall-clock aligned timers: the grid offset in ns; nil for ordinary timers.
-    var alignmentOffsetNanos: Int64? { extras?.alignmentOffsetNanos }
+    var alignmentOffsetNanos: Int64? { withExtras { $0.alignmentOffsetNanos } ?? nil }
     /// Called when the timer's loop lets go of it for good (the loop is released, or its
     /// thread exited).
-    var loopReleased: (@Sendable () -> Void)? { extras?.loopReleased }
+    var loopReleased: (@Sendable () -> Void)? { withExtras { $0.loopReleased } ?? nil }
     /// The loop this timer was added to.
     var loop: EVRunLoop? { link.loop }
 
@@ -145,10 +182,12 @@ public final class EVTimer: @unchecked Sendable {
     ) {
         self.repeats = repeats
         self.intervalNanos = intervalNanos
-        self.toleranceNanos = toleranceNanos
-        extras = label == nil && alignmentOffsetNanos == nil && loopReleased == nil
+        let extras = label == nil && alignmentOffsetNanos == nil && loopReleased == nil && toleranceNanos == 0
             ? nil
-            : TimerExtras(label: label, alignmentOffsetNanos: alignmentOffsetNanos, loopReleased: loopReleased)
+            : Unmanaged.passRetained(TimerExtras(
+                label: label, alignmentOffsetNanos: alignmentOffsetNanos, loopReleased: loopReleased,
+                toleranceNanos: toleranceNanos))
+        extrasAddress = Atomic(extras.map { UInt(bitPattern: $0.toOpaque()) } ?? 0)
         self.block = block
         sequence = Self.counter.wrappingAdd(1, ordering: .relaxed).newValue  // one `lock xadd` (2^64 timers never wrap)
         self.start = start
@@ -440,7 +479,7 @@ public final class EVTimer: @unchecked Sendable {
         case .onOwnerThread:
             // A queued timer reaches its loop through its first mode (the loop is alive while
             // its queues hold the timer); otherwise through the link.
-            if let place = places.first {
+            if let place = firstPlace {
                 place.withEngine { $0.removeEverywhere(self) }
             } else if let loop = link.loop {
                 loop.engine.removeEverywhere(self)
@@ -476,14 +515,3 @@ public final class EVTimer: @unchecked Sendable {
 
 /// The parts of an ``EVTimer`` that few timers have, out of line so that a plain timer
 /// stays small: a label, a wall-clock alignment, a hook for its loop letting go of it.
-private final class TimerExtras: Sendable {
-    let label: String?
-    let alignmentOffsetNanos: Int64?
-    let loopReleased: (@Sendable () -> Void)?
-
-    init(label: String?, alignmentOffsetNanos: Int64?, loopReleased: (@Sendable () -> Void)?) {
-        self.label = label
-        self.alignmentOffsetNanos = alignmentOffsetNanos
-        self.loopReleased = loopReleased
-    }
-}
