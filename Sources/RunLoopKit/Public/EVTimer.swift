@@ -43,35 +43,37 @@ public final class EVTimer: @unchecked Sendable {
         case resolved
     }
 
-    // Stored properties are declared in an order that packs them, the ones every fire
-    // touches first; what few timers use (a label, wall-clock alignment, a release hook, a
+    // Stored properties are declared in an order that packs them, those an invalidate
+    // touches first (within 40 bytes of the header: one cache line, or two), then the rest
+    // a fire reads; what few timers use (a label, wall-clock alignment, a release hook, a
     // tolerance, modes after the first) sits out of line in ``TimerExtras``: 88 bytes per
     // timer (a 96-byte malloc block).
 
+    /// Validity and the loop the timer belongs to, changed together (a timer serves one loop
+    /// only, as in CF).
+    let link = LoopLink()
+
     // Loop thread only (see above); plain reads and writes that never span a callout.
-    /// The next fire instant once resolved; before that, the payload of ``start``.
-    @exclusivity(unchecked) var fireNanos: Int64 = 0
-    let intervalNanos: Int64
-    let block: @Sendable (EVTimer) -> Void
     /// Where the timer is queued in its first mode (the others are in its extras: see
     /// ``allPlaces``).
     @exclusivity(unchecked) var firstPlace: TimerPlace?
     /// `isFiring`, `fireDateSetInCallout`, `heldByPass` (bits 0–2) and the ``StartKind``
-    /// (bits 4–6) in one byte, so the timer's small fields fit before `link`. Loop thread
-    /// (or creating thread, before the add) only.
+    /// (bits 4–6) in one byte, so the timer's small fields fit after `firstPlace`. Loop
+    /// thread (or creating thread, before the add) only.
     @exclusivity(unchecked) private var bits: UInt8 = 0
     /// Whether the timer fires again every interval (a constant of its own, read anywhere).
     let repeats: Bool
     /// Queue releases left to the firing pass that holds the timer (see ``heldByPass``).
     @exclusivity(unchecked) var releasesAfterFiring: UInt16 = 0
-    /// Validity and the loop the timer belongs to, changed together (a timer serves one loop
-    /// only, as in CF).
-    let link = LoopLink()
-    /// Tie-breaker for equal fire dates: creation order.
-    let sequence: UInt64
     /// The address of the timer's ``TimerExtras`` (retained, released in `deinit`); 0 while
     /// it has none. Set once, atomically: other threads read the label through it.
     private let extrasAddress: Atomic<UInt>
+    /// The next fire instant once resolved; before that, the payload of ``start``.
+    @exclusivity(unchecked) var fireNanos: Int64 = 0
+    let intervalNanos: Int64
+    let block: @Sendable (EVTimer) -> Void
+    /// Tie-breaker for equal fire dates: creation order.
+    let sequence: UInt64
 
     deinit {
         if let extras = Self.extras(at: extrasAddress.load(ordering: .acquiring)) { extras.release() }
