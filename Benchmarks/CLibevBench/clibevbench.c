@@ -81,7 +81,7 @@ static void run_over(struct ev_loop *loop, ev_timer *w, int revents) {
     ev_break(loop, EVBREAK_ALL);
 }
 
-int lb_run_timers(int32_t count, double interval, const double *first_after,
+int lb_run_timers(int32_t count, double interval, const double *intervals, const double *first_after,
                   double collect_interval, double seconds,
                   int64_t *start_ns, lb_fire_log *log, lb_run_stats *stats) {
     struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
@@ -94,7 +94,7 @@ int lb_run_timers(int32_t count, double interval, const double *first_after,
     ev_now_update(loop);
     *start_ns = lb_monotonic_ns();
     for (int32_t i = 0; i < count; i++) {
-        ev_timer_init(&timers[i], timer_fired, first_after[i], interval);
+        ev_timer_init(&timers[i], timer_fired, first_after[i], intervals ? intervals[i] : interval);
         timers[i].data = (void *)(intptr_t)i;
         ev_timer_start(loop, &timers[i]);
     }

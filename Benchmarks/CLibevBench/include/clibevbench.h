@@ -55,12 +55,13 @@ typedef struct {
 
 // MARK: Workloads
 
-/// Starts `count` repeating `ev_timer`s with `interval` (s); timer i first fires
+/// Starts `count` repeating `ev_timer`s with `interval` (s), or timer i with `intervals[i]`
+/// when `intervals` is not NULL; timer i first fires
 /// `first_after[i]` seconds after the common start, whose monotonic time (ns) is stored in
 /// `*start_ns`. With `collect_interval` > 0, calls `ev_set_timeout_collect_interval`.
 /// Runs the loop for `seconds` (measured in `*stats`, callouts logged in `log` if given).
 /// Returns 0, or -1 if the loop could not be created.
-int lb_run_timers(int32_t count, double interval, const double *first_after,
+int lb_run_timers(int32_t count, double interval, const double *intervals, const double *first_after,
                   double collect_interval, double seconds,
                   int64_t *start_ns, lb_fire_log *log, lb_run_stats *stats);
 

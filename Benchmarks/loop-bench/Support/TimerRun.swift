@@ -17,6 +17,9 @@ struct TimerRun: Sendable {
     var interval: Double
     /// Timer i first fires `firstAfter[i]` seconds after the common start.
     var firstAfter: [Double]
+    /// Timer i's own interval (s) instead of `interval`, where given. Only RunLoopKit and
+    /// libev take it (the fire workload's spread-interval rows).
+    var intervals: [Double]? = nil
     /// Each timer's tolerance (s); libev gets `ev_set_timeout_collect_interval` instead,
     /// Dispatch a leeway; Foundation on Linux and NIO have none.
     var tolerance: Double = 0
@@ -30,6 +33,8 @@ struct TimerRun: Sendable {
     }
 
     func run(on peer: Peer, log: FireLog?) -> Outcome {
+        precondition(intervals == nil || peer == .runLoopKit || peer == .libev,
+                     "TimerRun: per-timer intervals are for RunLoopKit and libev only")
         Quiet.wait()
         return switch peer {
         case .runLoopKit: onFreshThread { runLoopKit(log: log) }
@@ -56,6 +61,7 @@ struct TimerRun: Sendable {
         for (index, after) in firstAfter.enumerated() {
             let timer: EVTimer
             let date = start.date.addingTimeInterval(after)
+            let interval = intervals?[index] ?? interval
             if let log {
                 let id = Int32(index)
                 timer = EVTimer(fireAt: date, interval: interval, repeats: true, tolerance: tolerance) { _ in
@@ -82,14 +88,17 @@ struct TimerRun: Sendable {
         var stats = lb_run_stats()
         var start: Int64 = 0
         let status: Int32 = firstAfter.withUnsafeBufferPointer { after in
-            if let log {
-                return log.withCLog { cLog in
-                    lb_run_timers(Int32(after.count), interval, after.baseAddress, tolerance, seconds,
-                                  &start, cLog, &stats)
+            (intervals ?? []).withUnsafeBufferPointer { own in
+                let intervals = self.intervals == nil ? nil : own.baseAddress
+                if let log {
+                    return log.withCLog { cLog in
+                        lb_run_timers(Int32(after.count), interval, intervals, after.baseAddress, tolerance, seconds,
+                                      &start, cLog, &stats)
+                    }
                 }
+                return lb_run_timers(Int32(after.count), interval, intervals, after.baseAddress, tolerance, seconds,
+                                     &start, nil, &stats)
             }
-            return lb_run_timers(Int32(after.count), interval, after.baseAddress, tolerance, seconds,
-                                 &start, nil, &stats)
         }
         precondition(status == 0, "lb_run_timers: ev_loop_new failed")
         return Outcome(stats: RunStats(stats), firstFire: firstFires(from: start))

@@ -1,6 +1,9 @@
 /// Workload 1: N repeating timers at a 1 ms interval, all started together. CPU time of
 /// the process per fire (``ProcessWindow``), and fires per second achieved against
-/// N × 1,000 asked.
+/// N × 1,000 asked. Then, for RunLoopKit and libev only, 10,000 timers whose intervals
+/// spread over 1–2 ms: a rescheduled timer no longer comes after every timer queued
+/// before it, so RunLoopKit's queue sifts it through its heap instead of appending it to
+/// its sorted run (the path of timers of one interval).
 enum FireThroughput {
     static let name = "fire"
     static let interval = 0.001
@@ -48,6 +51,24 @@ enum FireThroughput {
             growth.goalMet = growth.cells[.runLoopKit]?.summary.map { $0.median <= bound }
             rows.append(growth)
         }
+        if let spread = spreadIntervals(plan) { rows.append(spread) }
         return rows
+    }
+
+    /// CPU per fire of 10,000 timers whose intervals spread over 1–2 ms (the same seeded
+    /// intervals for both peers), each first firing one interval after the start.
+    static func spreadIntervals(_ plan: Plan) -> Row? {
+        let peers = plan.peers.filter { $0 == .runLoopKit || $0 == .libev }
+        guard !peers.isEmpty, let count = plan.throughputCounts.last(where: { $0 <= 10_000 }) else { return nil }
+        var random = SeededRandom(seed: 7)
+        let intervals = (0..<count).map { _ in Double.random(in: 0.001..<0.002, using: &random) }
+        let run = TimerRun(interval: interval, firstAfter: intervals, intervals: intervals,
+                           seconds: plan.throughputSeconds)
+        var cpuPerFire: [Peer: [Double]] = [:]
+        for _ in 0..<plan.repetitions {
+            for peer in peers { cpuPerFire[peer, default: []].append(run.run(on: peer, log: nil).stats.cpuPerFire) }
+        }
+        return Row.make(name, "CPU per fire, N = \(count.grouped), intervals spread over 1–2 ms", unit: "ns",
+                        values: cpuPerFire)
     }
 }
