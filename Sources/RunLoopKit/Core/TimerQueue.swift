@@ -59,16 +59,23 @@ struct TimerQueue {
     /// due at the latest fire date at or before it (`served`), so a wake there fires the
     /// same timers with the same number of wakeups, sooner: a lone tolerant timer fires on
     /// time, not at the end of its tolerance.
+    /// (`mutating` only so that callers reach the queue in place, as for ``nextDue(at:)``.)
     var wake: WakeWindow {
-        let exactFire = exact.earliestKey(where: isNotFiring)
-        let tolerantEnd = tolerantByLatest.earliestKey(where: isNotFiring)
-        if exactFire <= tolerantEnd {
-            return WakeWindow(first: exactFire, served: exactFire, latest: exactFire, precise: exactFire != .max)
+        mutating get {
+            // Closures capture the one store they read, not the queue (a copy of it would count
+            // references on every store).
+            let records = self.records
+            let isNotFiring = { (slot: Int32) in Self.isNotFiring(slot, records) }
+            let exactFire = exact.earliestKey(where: isNotFiring)
+            let tolerantEnd = tolerantByLatest.earliestKey(where: isNotFiring)
+            if exactFire <= tolerantEnd {
+                return WakeWindow(first: exactFire, served: exactFire, latest: exactFire, precise: exactFire != .max)
+            }
+            // Every zero-tolerance timer fires after `tolerantEnd`, so only tolerant ones are due.
+            let served = tolerantByFire.latestKey(atOrBefore: tolerantEnd, where: isNotFiring) ?? tolerantEnd
+            let first = min(tolerantByFire.earliestKey(where: isNotFiring), served)
+            return WakeWindow(first: first, served: served, latest: tolerantEnd, precise: false)
         }
-        // Every zero-tolerance timer fires after `tolerantEnd`, so only tolerant ones are due.
-        let served = tolerantByFire.latestKey(atOrBefore: tolerantEnd, where: isNotFiring) ?? tolerantEnd
-        let first = min(tolerantByFire.earliestKey(where: isNotFiring), served)
-        return WakeWindow(first: first, served: served, latest: tolerantEnd, precise: false)
     }
 
     /// Queues `timer` (retaining it) and returns its slot.
@@ -178,6 +185,8 @@ struct TimerQueue {
     /// (`mutating` only so that callers reach the queue in place: a read of a class's stored
     /// struct would copy it, retaining its stores.)
     mutating func nextDue(at now: Int64) -> Unmanaged<EVTimer>? {
+        let (records, touchedInPass, pass) = (self.records, self.touchedInPass, self.pass)
+        let isEligible = { (slot: Int32) in Self.isEligible(slot, records, touchedInPass, pass) }
         if tolerantByFire.isEmpty {  // the common case: one order to ask
             guard let top = exact.first, top.key <= now else { return nil }
             if isEligible(top.slot) { return records[Int(top.slot)].timer }
@@ -217,13 +226,16 @@ struct TimerQueue {
     /// Whether the wake heeds the timer in `slot`: its callout is not on the stack, and it
     /// was not invalidated on another thread with its removal still in the loop's inbox
     /// (the loop never wakes for an invalid timer).
-    private func isNotFiring(_ slot: Int32) -> Bool {
+    private static func isNotFiring(_ slot: Int32, _ records: TimerStore<TimerRecord>) -> Bool {
         records[Int(slot)].timer._withUnsafeGuaranteedRef { !$0.isFiring && $0.isValid }
     }
 
-    private func isEligible(_ slot: Int32) -> Bool {
-        touchedInPass[Int(slot)] != pass
-            && records[Int(slot)].timer._withUnsafeGuaranteedRef { !$0.isFiring && $0.isValid }
+    /// Whether the timer in `slot` may fire in firing pass `pass`: it was queued before the
+    /// pass, and the wake heeds it.
+    private static func isEligible(
+        _ slot: Int32, _ records: TimerStore<TimerRecord>, _ touchedInPass: TimerStore<UInt32>, _ pass: UInt32
+    ) -> Bool {
+        touchedInPass[Int(slot)] != pass && isNotFiring(slot, records)
     }
 }
 
