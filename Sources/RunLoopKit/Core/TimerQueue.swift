@@ -62,9 +62,9 @@ struct TimerQueue {
     /// (`mutating` only so that callers reach the queue in place, as for ``nextDue(at:)``.)
     var wake: WakeWindow {
         mutating get {
-            // Closures capture the one store they read, not the queue (a copy of it would count
-            // references on every store).
-            let records = self.records
+            // Closures capture the records' address, not the queue or its stores (copies
+            // that would count references on every call).
+            let records = self.records.base
             let isNotFiring = { (slot: Int32) in Self.isNotFiring(slot, records) }
             let exactFire = exact.earliestKey(where: isNotFiring)
             let tolerantEnd = tolerantByLatest.earliestKey(where: isNotFiring)
@@ -185,8 +185,9 @@ struct TimerQueue {
     /// (`mutating` only so that callers reach the queue in place: a read of a class's stored
     /// struct would copy it, retaining its stores.)
     mutating func nextDue(at now: Int64) -> Unmanaged<EVTimer>? {
-        let (records, touchedInPass, pass) = (self.records, self.touchedInPass, self.pass)
-        let isEligible = { (slot: Int32) in Self.isEligible(slot, records, touchedInPass, pass) }
+        // Addresses, valid while no slot is added (no reference counting per fire).
+        let (records, touchedInPass, pass) = (self.records.base, self.touchedInPass.base, self.pass)
+        let isEligible = { (slot: Int32) in touchedInPass[Int(slot)] != pass && Self.isNotFiring(slot, records) }
         if tolerantByFire.isEmpty {  // the common case: one order to ask
             guard let top = exact.first, top.key <= now else { return nil }
             if isEligible(top.slot) { return records[Int(top.slot)].timer }
@@ -226,16 +227,9 @@ struct TimerQueue {
     /// Whether the wake heeds the timer in `slot`: its callout is not on the stack, and it
     /// was not invalidated on another thread with its removal still in the loop's inbox
     /// (the loop never wakes for an invalid timer).
-    private static func isNotFiring(_ slot: Int32, _ records: TimerStore<TimerRecord>) -> Bool {
+    /// (`records` is the address of the queue's records.)
+    private static func isNotFiring(_ slot: Int32, _ records: UnsafeMutablePointer<TimerRecord>) -> Bool {
         records[Int(slot)].timer._withUnsafeGuaranteedRef { !$0.isFiring && $0.isValid }
-    }
-
-    /// Whether the timer in `slot` may fire in firing pass `pass`: it was queued before the
-    /// pass, and the wake heeds it.
-    private static func isEligible(
-        _ slot: Int32, _ records: TimerStore<TimerRecord>, _ touchedInPass: TimerStore<UInt32>, _ pass: UInt32
-    ) -> Bool {
-        touchedInPass[Int(slot)] != pass && isNotFiring(slot, records)
     }
 }
 
