@@ -24,11 +24,12 @@ extension EVVirtualClock: Clock {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 guard sleeper.start(continuation) else { return }
-                let registered = addSleeper(sleeper, until: deadline)
+                // The id is recorded before the sleeper can be seen: a cancellation from then
+                // on finds it and removes the sleeper before `cancel()` returns.
+                let registered = newSleeperID()
                 id.withLock { $0 = registered }
-                if sleeper.isFinished { removeSleeper(registered) }  // cancelled meanwhile
-                // Only now may a test waiting for sleepers see this one: a cancellation after
-                // this point finds its id and removes it before `cancel()` returns.
+                addSleeper(sleeper, id: registered, until: deadline)
+                if sleeper.isFinished { removeSleeper(registered) }  // cancelled before the add
                 announceSleepers()
             }
         } onCancel: {

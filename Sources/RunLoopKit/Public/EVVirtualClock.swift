@@ -122,19 +122,25 @@ public final class EVVirtualClock: Sendable {
 
     // MARK: Sleepers (the `Clock` conformance)
 
+    /// A new sleeper id, for ``addSleeper(_:id:until:)``. The caller records it before the
+    /// sleeper is added, so that a cancellation from the moment the sleeper can be seen (by
+    /// ``sleeperCount`` or ``waitForSleepers(_:)``) finds the id and removes it at once.
+    func newSleeperID() -> UInt64 {
+        state.withLock { state in
+            defer { state.nextSleeperID += 1 }
+            return state.nextSleeperID
+        }
+    }
+
     /// Registers a task sleeping until `deadline`; it resumes at once if that is not after now.
-    /// ``waitForSleepers(_:)`` does not see it until ``announceSleepers()``: the caller first
-    /// records the id, so that a cancellation from then on removes the sleeper at once.
-    func addSleeper(_ sleeper: SleepingTask, until deadline: EVRunLoop.Instant) -> UInt64 {
-        let (id, due) = state.withLock { state in
-            let id = state.nextSleeperID
-            state.nextSleeperID += 1
-            guard deadline > state.now else { return (id, true) }
+    /// ``waitForSleepers(_:)`` calls already waiting are resumed only by ``announceSleepers()``.
+    func addSleeper(_ sleeper: SleepingTask, id: UInt64, until deadline: EVRunLoop.Instant) {
+        let due = state.withLock { state in
+            guard deadline > state.now else { return true }
             state.sleepers[id] = (deadline, sleeper)
-            return (id, false)
+            return false
         }
         if due { sleeper.finish(throwing: nil) }
-        return id
     }
 
     /// Resumes the ``waitForSleepers(_:)`` calls that as many sleepers as they wait for now
