@@ -18,13 +18,7 @@ struct TimerHeapTests {
         for step in 0..<4_000 {
             let choice = random.next() % 10
             if live.isEmpty || choice < 4 {
-                let slot: Int32
-                if let reused = free.popLast() {
-                    slot = reused
-                } else {
-                    slot = Int32(indices.count)
-                    indices.append(-1)
-                }
+                let slot = indices.newSlot(reusing: &free)
                 // Few distinct keys, so that many comparisons are ties.
                 let key = Int64(random.next() % 50)
                 TimerHeap.push(heap, HeapEntry(key: key, slot: slot, tie: nextTie), indices, records, exactTies: true)

@@ -18,13 +18,7 @@ struct TimerOrderTests {
         init() { order = TimerOrder(positions: positions, records: records) }
 
         mutating func push(key: Int64) {
-            let slot: Int32
-            if let reused = free.popLast() {
-                slot = reused
-            } else {
-                slot = Int32(positions.count)
-                positions.append(-1)
-            }
+            let slot = positions.newSlot(reusing: &free)
             let entry = HeapEntry(key: key, slot: slot, tie: nextTie)
             nextTie += 1
             order.push(entry, exactTies: true)
