@@ -102,11 +102,7 @@ final class SortedRun {
         if index == head { return removeFirst() }
         base[index].makeHole()
         holes &+= 1
-        while count > 0, base[head].isHole {
-            head = ring(1)
-            count &-= 1
-            holes &-= 1
-        }
+        // The front is not a hole (it was not removed); holes at the back are dropped.
         while count > 0, base[ring(count &- 1)].isHole {
             count &-= 1
             holes &-= 1
