@@ -15,6 +15,11 @@ protocol Backend: AnyObject, Sendable {
     /// The monotonic clock, or nil when it certainly reads before `instant`: for decisions
     /// that only need to know that, which a backend may answer without reading the clock.
     func now(unlessBefore instant: EVRunLoop.Instant) -> EVRunLoop.Instant?
+    /// The monotonic clock, or an instant after it by at most `slack` ns, which a backend may
+    /// tell without reading the clock: for the start of a timer's interval, which may begin
+    /// that little late but never early. Successive answers never decrease, so timers added
+    /// in turn with one interval keep their order.
+    func now(lateBy slack: Int64) -> EVRunLoop.Instant
     /// The wall clock.
     func wallNow() -> Date
     /// The wall clock in nanoseconds since 1970, exact (a `Date` keeps only ~0.2 µs).

@@ -47,10 +47,12 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// Running mean of the time between precise waits (ns), and when the last one began.
     private var meanPrecisePeriod: Int64 = 1_000_000_000
     private var lastPreciseWait: Int64 = 0
-    /// Bounds the clock between readings, for ``now(unlessBefore:)``.
+    /// Bounds the clock between readings, for ``now(unlessBefore:)`` and ``now(lateBy:)``.
     @exclusivity(unchecked) private var cycles = CycleClock()
     /// Whether the clock read last by ``now(unlessBefore:)`` had passed the instant asked.
     private var lastInstantPassed = false
+    /// The last answer of ``now(lateBy:)`` (ns), which the next never precedes.
+    private var latestLateNow: Int64 = .min
     /// The descriptor and signal watchers, indexed by their token (a slot of the loop's
     /// ``WatchTable``), and how many there are.
     private var watchers: [Watcher?] = []
@@ -121,6 +123,15 @@ final class LibevBackend: Backend, @unchecked Sendable {
         }
         lastInstantPassed = nanos >= instant.nanoseconds
         return EVRunLoop.Instant(nanoseconds: nanos)
+    }
+
+    /// A bound from the CPU's counter (``CycleClock/upperBound(lateBy:)``) when one is that
+    /// close; otherwise the clock, read, which anchors the bounds of the calls after it (so a
+    /// burst of adds reads the clock once, then again when the anchor is too old).
+    func now(lateBy slack: Int64) -> EVRunLoop.Instant {
+        let nanos = cycles.upperBound(lateBy: slack) ?? cycles.read()
+        latestLateNow = max(latestLateNow, nanos)
+        return EVRunLoop.Instant(nanoseconds: latestLateNow)
     }
 
     func wallNow() -> Date { EVVirtualClock.date(nanoseconds: clibev_realtime_ns()) }

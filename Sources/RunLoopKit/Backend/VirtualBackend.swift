@@ -44,6 +44,7 @@ final class VirtualBackend: Backend {
         let now = clock.now
         return now < instant ? nil : now
     }
+    func now(lateBy slack: Int64) -> EVRunLoop.Instant { clock.now }
     func wallNow() -> Date { clock.wallNow }
     func wallNanos() -> Int64 { clock.wallNanos }
 

@@ -1,0 +1,60 @@
+internal import CLibev
+import Synchronization
+
+/// The rate of the CPU's counter against the monotonic clock, in nanoseconds per tick,
+/// measured from the clock readings that loops pair with counter readings: a property of
+/// the machine, so one measurement serves every loop of the process (``shared``), and a
+/// loop made on a new thread bounds the clock from its first reading on.
+///
+/// A rate is measured between two readings at least ``span`` apart; it is published once two
+/// successive rates agree within 1/4096 (a preemption between a pair's two reads spoils one
+/// rate, and the next disagrees with it), with 1/256 added, so that NTP's slew (at most
+/// 500 ppm) and the measurement's error keep every bound above the clock. Two rates that
+/// disagree withdraw it until two agree again.
+final class CycleRate: Sendable {
+    /// The process's measurement.
+    static let shared = CycleRate()
+
+    /// The shortest time between the two readings of a measurement (ns).
+    static let span: Int64 = 1_000_000
+
+    /// The published bounding rate's bits (`Double`); 0 while there is none.
+    private let published = Atomic<UInt64>(0)
+    /// The clock reading before which no reading can end a measurement: most readings are
+    /// turned away by this one load, without the lock.
+    private let nextMeasurement = Atomic<Int64>(.min)
+    private let measurement = Mutex(Measurement())
+
+    private struct Measurement {
+        var baseNanos: Int64 = 0
+        var baseTicks: UInt64 = 0
+        var lastRate = 0.0
+    }
+
+    /// The rate with its margin (ns per tick, over the true rate), or 0 when none is known.
+    var boundingRate: Double { Double(bitPattern: published.load(ordering: .relaxed)) }
+
+    /// Takes a clock reading, `nanos`, and the counter read just before it, `ticks`.
+    func observe(nanos: Int64, ticks: UInt64) {
+        guard nanos >= nextMeasurement.load(ordering: .relaxed) else { return }
+        measurement.withLock { state in
+            defer { nextMeasurement.store(state.baseNanos + Self.span, ordering: .relaxed) }
+            guard state.baseTicks != 0 else {  // the first reading
+                (state.baseNanos, state.baseTicks) = (nanos, ticks)
+                return
+            }
+            // A reading from before the span's end came from another thread, late: no use.
+            guard nanos - state.baseNanos >= Self.span else { return }
+            guard ticks > state.baseTicks else {
+                // The counter went back while the clock went on (a CPU out of step): start over.
+                (state.baseNanos, state.baseTicks, state.lastRate) = (nanos, ticks, 0)
+                published.store(0, ordering: .relaxed)
+                return
+            }
+            let rate = Double(nanos - state.baseNanos) / Double(ticks - state.baseTicks)
+            let agrees = abs(rate - state.lastRate) <= state.lastRate / 4096
+            published.store(agrees ? (rate * (1 + 1.0 / 256)).bitPattern : 0, ordering: .relaxed)
+            (state.baseNanos, state.baseTicks, state.lastRate) = (nanos, ticks, rate)
+        }
+    }
+}
