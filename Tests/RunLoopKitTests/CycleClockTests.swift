@@ -3,39 +3,45 @@ internal import CLibev
 import Glibc
 import Testing
 
-/// The counter-based bound of the monotonic clock that spares a repeating timer's fire its
-/// clock read: it may say "not yet" only when the clock truly reads before the instant.
+/// The counter-based bounds of the monotonic clock that spare a repeating timer's fire, and
+/// an add, their clock read: they must always hold the clock's reading.
 @Suite("Cycle clock")
 struct CycleClockTests {
-    @Test("with no rate measured yet it is never sure, whatever the instant")
-    func uncalibratedIsNeverSure() {
+    @Test("with no rate measured yet it has no bounds")
+    func uncalibratedHasNoBounds() {
         var clock = CycleClock(rate: CycleRate())
-        #expect(!clock.isBefore(.max))
-        let now = clock.read()
-        #expect(!clock.isBefore(now + 3_600_000_000_000))
+        #expect(clock.bounds(at: CycleClock.ticks()) == nil)
+        _ = clock.read()
+        #expect(clock.bounds(at: CycleClock.ticks()) == nil)
+        #expect(!clock.isBefore(.max, at: CycleClock.ticks()))
         #expect(clock.upperBound(lateBy: .max) == nil)
     }
 
-    @Test("once calibrated it bounds the clock from above, and says so for instants well ahead")
-    func calibratedBoundsTheClock() {
-        var clock = CycleClock(rate: CycleRate())
-        let ahead: Int64 = 50_000_000
-        // Readings 12 ms apart (past the 1 ms calibration span) until two rates agree; a
-        // preemption between a pair's two reads can spoil one rate on a busy machine.
-        for _ in 0..<40 where !clock.isBefore(clibev_monotonic_ns() + ahead) {
-            _ = clock.read()
-            usleep(12_000)
-            _ = clock.read()
+    @Test("once calibrated its bounds hold the clock's reading, and are tight")
+    func calibratedBoundsHoldTheClock() {
+        let rate = Self.measuredRate()
+        var clock = CycleClock(rate: rate)
+        var anchor = clock.read()
+        var bounded = 0
+        for round in 0..<20_000 {
+            if round % 100 == 0 { anchor = clock.read() }  // a loop reads the clock now and then
+            // The clock reads between `before` and `after` at the call: the bounds must
+            // reach both ways.
+            let before = clibev_monotonic_ns()
+            let ticks = CycleClock.ticks()
+            guard let (earliest, latest) = clock.bounds(at: ticks) else { continue }
+            let after = clibev_monotonic_ns()
+            #expect(earliest <= after)
+            #expect(latest >= before)
+            // 2 µs each side, the anchor's read (under 2 µs), 1/256 of the elapsed time each side.
+            #expect(latest - earliest <= 6_000 + (after - anchor) / 100)
+            #expect(!clock.isBefore(before, at: ticks))
+            #expect(clock.isBefore(latest + 1, at: ticks))
+            bounded += 1
         }
-        var sure = 0
-        for _ in 0..<10_000 {
-            // An instant the clock has passed by the time the answer comes: never "before".
-            let passed = clibev_monotonic_ns()
-            #expect(!clock.isBefore(passed))
-            if clock.isBefore(clibev_monotonic_ns() + ahead) { sure += 1 }
-        }
-        // Only where the kernel's clock counts the CPU's counter does it ever answer.
-        #expect(sure == (clibev_ticks_drive_monotonic() != 0 ? 10_000 : 0))
+        // Only with a rate (where the kernel's clock counts the CPU's counter) does it answer;
+        // a read that was preempted gives no bounds until the next.
+        if rate.nanosPerTick > 0 { #expect(bounded > 0) } else { #expect(bounded == 0) }
     }
 }
 
@@ -46,7 +52,7 @@ extension CycleClockTests {
         let rate = CycleRate()
         guard clibev_ticks_drive_monotonic() != 0 else { return rate }
         var clock = CycleClock(rate: rate)
-        for _ in 0..<100 where rate.boundingRate == 0 {
+        for _ in 0..<100 where rate.nanosPerTick == 0 {
             _ = clock.read()
             usleep(UInt32(CycleRate.span / 1_000) + 200)
         }
@@ -55,7 +61,8 @@ extension CycleClockTests {
 
     @Test("its upper bound is never before the clock, and late by no more than the slack asked")
     func upperBoundIsLateByAtMostTheSlack() {
-        var clock = CycleClock(rate: Self.measuredRate())
+        let rate = Self.measuredRate()
+        var clock = CycleClock(rate: rate)
         _ = clock.read()
         var bounded = 0
         for _ in 0..<20_000 {
@@ -69,7 +76,7 @@ extension CycleClockTests {
             #expect(bound <= after + 4_000)
             bounded += 1
         }
-        if clibev_ticks_drive_monotonic() != 0 { #expect(bounded > 0) }
+        if rate.nanosPerTick > 0 { #expect(bounded > 0) } else { #expect(bounded == 0) }
         #expect(clock.upperBound(lateBy: 1_999) == nil)  // under the bound's own 2 µs margin
     }
 
@@ -81,16 +88,48 @@ extension CycleClockTests {
         rate.observe(nanos: 0, ticks: 1_000)
         rate.observe(nanos: span / 2, ticks: 1_000 + ticksPerSpan / 2)  // within the span: ignored
         rate.observe(nanos: span, ticks: 1_000 + ticksPerSpan)
-        #expect(rate.boundingRate == 0)  // one measurement
+        #expect(rate.nanosPerTick == 0)  // one measurement
         rate.observe(nanos: 2 * span, ticks: 1_000 + 2 * ticksPerSpan)
-        #expect(abs(rate.boundingRate - 0.5 * (1 + 1.0 / 256)) < 1e-12)
+        #expect(rate.nanosPerTick == 0.5)
         rate.observe(nanos: 3 * span, ticks: 1_000 + 2 * ticksPerSpan + ticksPerSpan / 2)  // 1 ns per tick
-        #expect(rate.boundingRate == 0)
+        #expect(rate.nanosPerTick == 0)
         rate.observe(nanos: 4 * span, ticks: 1_000 + 3 * ticksPerSpan + ticksPerSpan / 2)  // 0.5 after 1: disagrees
-        #expect(rate.boundingRate == 0)
+        #expect(rate.nanosPerTick == 0)
         rate.observe(nanos: 5 * span, ticks: 1_000 + 4 * ticksPerSpan + ticksPerSpan / 2)
-        #expect(rate.boundingRate > 0)
+        #expect(rate.nanosPerTick > 0)
         rate.observe(nanos: 6 * span, ticks: 10)  // the counter went back
-        #expect(rate.boundingRate == 0)
+        #expect(rate.nanosPerTick == 0)
+    }
+
+    @Test("the libev backend's next grid point is CF's, whether the counter or the clock told it",
+          arguments: [1_000, 1_000_000] as [Int64])
+    func nextGridPointIsExact(interval: Int64) throws {
+        let backend = try LibevBackend()
+        let warm = clibev_monotonic_ns()
+        while CycleRate.shared.nanosPerTick == 0, clibev_monotonic_ns() - warm < 200_000_000 {
+            _ = backend.nextGridPoint(after: EVRunLoop.Instant(nanoseconds: warm), every: interval)
+            usleep(100)
+        }
+        // Starts from a few intervals behind to half an interval ahead of now.
+        for round in 0..<20_000 {
+            let start = clibev_monotonic_ns() - Int64(round % 8) * interval + interval / 2
+            let before = clibev_monotonic_ns()
+            let next = backend.nextGridPoint(after: EVRunLoop.Instant(nanoseconds: start), every: interval).nanoseconds
+            let after = clibev_monotonic_ns()
+            // The first grid point after a reading taken between `before` and `after`.
+            #expect((next - start) % interval == 0 && next > start)
+            #expect(next > before)
+            #expect(next - interval <= after || next - interval == start)
+        }
+    }
+
+    @Test("the next grid point skips every point passed, and stays at the end of the clock")
+    func firstGridPointArithmetic() {
+        #expect(Int64(100).firstGridPoint(every: 10, after: 50) == 110)
+        #expect(Int64(100).firstGridPoint(every: 10, after: 109) == 110)
+        #expect(Int64(100).firstGridPoint(every: 10, after: 110) == 120)
+        #expect(Int64(100).firstGridPoint(every: 10, after: 1_234) == 1_240)
+        #expect(Int64.max.firstGridPoint(every: 10, after: 0) == .max)
+        #expect(Int64(.max - 5).firstGridPoint(every: 10, after: .max - 1) == .max)
     }
 }

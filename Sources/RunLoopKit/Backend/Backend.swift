@@ -12,9 +12,11 @@ import Foundation
 protocol Backend: AnyObject, Sendable {
     /// The monotonic clock.
     func now() -> EVRunLoop.Instant
-    /// The monotonic clock, or nil when it certainly reads before `instant`: for decisions
-    /// that only need to know that, which a backend may answer without reading the clock.
-    func now(unlessBefore instant: EVRunLoop.Instant) -> EVRunLoop.Instant?
+    /// CF's next fire date of a repeating timer last scheduled at `scheduled`: the first
+    /// `scheduled + k * intervalNanos` (k ≥ 1) after the monotonic clock's reading now. A
+    /// backend may tell it without reading the clock, when every reading the clock could
+    /// give now has the same answer.
+    func nextGridPoint(after scheduled: EVRunLoop.Instant, every intervalNanos: Int64) -> EVRunLoop.Instant
     /// The monotonic clock, or an instant after it by at most `slack` ns, which a backend may
     /// tell without reading the clock: for the start of a timer's interval, which may begin
     /// that little late but never early. Successive answers never decrease, so timers added

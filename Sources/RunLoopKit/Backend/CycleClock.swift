@@ -1,21 +1,23 @@
 internal import CLibev
 
-/// Bounds the monotonic clock from above without reading it: from the CPU's counter
-/// (`rdtsc`, 9 ns here, against 21 ns for `clock_gettime`), where the kernel computes its
-/// monotonic clock from that counter.
+/// Bounds the monotonic clock without reading it: from the CPU's counter (`rdtsc`, 9 ns
+/// here, against 21 ns for `clock_gettime`), where the kernel computes its monotonic clock
+/// from that counter.
 ///
-/// Two callers need no more than a bound:
+/// Two callers need no more than bounds:
 /// - A repeating timer's next date is CF's "first `scheduled + k * interval` after now", now
-///   read after the callout; almost always that is `scheduled + interval`, and proving it
-///   only needs an upper bound of now (``isBefore(_:)``).
+///   read after the callout: `scheduled + interval` while the loop keeps up, which only
+///   needs an upper bound of now (``isBefore(_:at:)``); a later grid point while it is
+///   behind, which every reading within the bounds almost always gives (``bounds(at:)``).
 /// - The start of a timer's interval may be a little late, never early
 ///   (``upperBound(lateBy:)``).
 ///
-/// The bound extrapolates the last clock reading (the anchor) by the counter's ticks since,
-/// at the process's measured rate (``CycleRate``, which includes a margin of 1/256), and adds
-/// 2 µs (the counter's read may run a few hundred instructions early, and the anchor's two
-/// reads are not simultaneous). With no usable counter, no rate yet, a counter behind its
-/// anchor, or an anchor over a second old, there is no bound and the caller reads the clock.
+/// The bounds extrapolate the last clock reading (the anchor) by the counter's ticks since,
+/// at the process's measured rate (``CycleRate``) give or take 1/256, and widen by 2 µs
+/// (the counter's read may run a few hundred instructions early or late) and, below, by the
+/// time the anchor's read took (the reading belongs somewhere in it). With no usable
+/// counter, no rate yet, a counter behind its anchor, or an anchor over a second old, there
+/// are no bounds and the caller reads the clock.
 ///
 /// Used on the loop's thread only (a value inside ``LibevBackend``).
 struct CycleClock {
@@ -25,54 +27,77 @@ struct CycleClock {
     private let rate: CycleRate
     private var anchorNanos: Int64 = 0
     private var anchorTicks: UInt64 = 0
-    /// The rate's bounding value when the anchor was taken; 0 for none.
-    private var boundingRate = 0.0
+    /// How long the anchor's clock read took (ns).
+    private var anchorSpread = 0.0
+    /// The rate when the anchor was taken (ns per tick), plus and minus 1/256; 0 for none.
+    private var latestNanosPerTick = 0.0
+    private var earliestNanosPerTick = 0.0
 
     private static let longestExtrapolation = 1e9
-    /// What the bound adds to the extrapolation (ns).
+    /// What the bounds add on each side (ns).
     private static let margin = 2_000.0
 
     /// A clock whose bounds use `rate` (the process's, but for tests).
     init(rate: CycleRate = .shared) { self.rate = rate }
 
-    /// Reads the monotonic clock, and keeps the reading as the anchor of later bounds. The
-    /// counter is read first, so that a delay between the two reads (a preemption) makes
-    /// later bounds later, never earlier.
+    /// Reads the monotonic clock, and keeps the reading as the anchor of later bounds: the
+    /// counter read just before it, and how long the read took.
     mutating func read() -> Int64 {
         guard Self.isUsable else { return clibev_monotonic_ns() }
-        let ticks = clibev_ticks()
+        let before = clibev_ticks()
         let nanos = clibev_monotonic_ns()
-        (anchorNanos, anchorTicks) = (nanos, ticks)
-        rate.observe(nanos: nanos, ticks: ticks)
-        boundingRate = rate.boundingRate
+        let after = clibev_ticks()
+        (anchorNanos, anchorTicks) = (nanos, before)
+        rate.observe(nanos: nanos, ticks: before)
+        let nanosPerTick = rate.nanosPerTick
+        (latestNanosPerTick, earliestNanosPerTick) = (nanosPerTick * (1 + 1.0 / 256), nanosPerTick * (1 - 1.0 / 256))
+        anchorSpread = after >= before ? Double(after - before) * nanosPerTick : .infinity
         return nanos
     }
 
-    /// The clock's greatest possible advance since the anchor (ns); `.infinity` when there is
-    /// no bound. (A counter behind its anchor wraps to a huge number of ticks.)
+    /// The counter now, for the questions below: one reading can serve several.
     @inline(__always)
-    private var extrapolation: Double {
-        guard boundingRate > 0 else { return .infinity }
-        let elapsed = Double(clibev_ticks() &- anchorTicks) * boundingRate
-        return elapsed < Self.longestExtrapolation ? elapsed : .infinity
+    static func ticks() -> UInt64 { clibev_ticks() }
+
+    /// The most the clock can have advanced since the anchor when the counter read `ticks`
+    /// (ns, before the margin); nil when there is no bound. (A counter behind its anchor
+    /// wraps to a huge number of ticks.)
+    @inline(__always)
+    private func latestElapsed(at ticks: UInt64) -> Double? {
+        guard latestNanosPerTick > 0 else { return nil }
+        let elapsed = Double(ticks &- anchorTicks) * latestNanosPerTick
+        return elapsed < Self.longestExtrapolation ? elapsed : nil
     }
 
-    /// Whether the monotonic clock certainly reads before `instant` now; false when unsure.
+    /// Whether the monotonic clock certainly read before `instant` when the counter read
+    /// `ticks`; false when unsure. The question of a loop that keeps up with its timers,
+    /// asked per fire: the shortest path.
     @inline(__always)
-    func isBefore(_ instant: Int64) -> Bool {
-        extrapolation + Self.margin < Double(instant &- anchorNanos)
+    func isBefore(_ instant: Int64, at ticks: UInt64) -> Bool {
+        guard let elapsed = latestElapsed(at: ticks) else { return false }
+        return elapsed + Self.margin < Double(instant &- anchorNanos)
+    }
+
+    /// The earliest and the latest the monotonic clock can have read when the counter read
+    /// `ticks`; nil when unsure (then read the clock).
+    @inline(__always)
+    func bounds(at ticks: UInt64) -> (earliest: Int64, latest: Int64)? {
+        guard let latest = latestElapsed(at: ticks), anchorSpread < Self.margin else { return nil }
+        let earliest = Double(ticks &- anchorTicks) * earliestNanosPerTick - Self.margin - anchorSpread
+        return (anchorNanos &+ Int64(earliest), anchorNanos &+ Int64(latest + Self.margin))
     }
 
     /// An instant at or after the monotonic clock's reading now and at most `slack` ns after
     /// it; nil when the bound could be later than that (or there is none).
     ///
-    /// The bound exceeds the clock by the margin plus what the rate's 1/256 (and its
-    /// measurement's 1/4096, and NTP's slew) add over the extrapolation: less than
-    /// `margin + extrapolation / 200`.
+    /// The bound, ``bounds(at:)``' latest, exceeds the clock by less than the margin plus
+    /// 1/200 of the time extrapolated (the rate's 1/256, its measurement's 1/4096, NTP's
+    /// 500 ppm).
     @inline(__always)
     func upperBound(lateBy slack: Int64) -> Int64? {
-        let extrapolation = extrapolation
-        guard Self.margin + extrapolation / 200 <= Double(slack) else { return nil }
-        return anchorNanos &+ Int64(extrapolation + Self.margin)
+        guard let latest = latestElapsed(at: clibev_ticks()), Self.margin + latest / 200 <= Double(slack) else {
+            return nil
+        }
+        return anchorNanos &+ Int64(latest + Self.margin)
     }
 }

@@ -8,9 +8,9 @@ import Synchronization
 ///
 /// A rate is measured between two readings at least ``span`` apart; it is published once two
 /// successive rates agree within 1/4096 (a preemption between a pair's two reads spoils one
-/// rate, and the next disagrees with it), with 1/256 added, so that NTP's slew (at most
-/// 500 ppm) and the measurement's error keep every bound above the clock. Two rates that
-/// disagree withdraw it until two agree again.
+/// rate, and the next disagrees with it). Two rates that disagree withdraw it until two
+/// agree again. Its users allow it an error of 1/256 either way, which covers the
+/// measurement's and NTP's slew of the clock (at most 500 ppm).
 final class CycleRate: Sendable {
     /// The process's measurement.
     static let shared = CycleRate()
@@ -18,7 +18,7 @@ final class CycleRate: Sendable {
     /// The shortest time between the two readings of a measurement (ns).
     static let span: Int64 = 1_000_000
 
-    /// The published bounding rate's bits (`Double`); 0 while there is none.
+    /// The published rate's bits (`Double`); 0 while there is none.
     private let published = Atomic<UInt64>(0)
     /// The clock reading before which no reading can end a measurement: most readings are
     /// turned away by this one load, without the lock.
@@ -31,8 +31,8 @@ final class CycleRate: Sendable {
         var lastRate = 0.0
     }
 
-    /// The rate with its margin (ns per tick, over the true rate), or 0 when none is known.
-    var boundingRate: Double { Double(bitPattern: published.load(ordering: .relaxed)) }
+    /// The rate (ns per tick), or 0 when none is known.
+    var nanosPerTick: Double { Double(bitPattern: published.load(ordering: .relaxed)) }
 
     /// Takes a clock reading, `nanos`, and the counter read just before it, `ticks`.
     func observe(nanos: Int64, ticks: UInt64) {
@@ -53,7 +53,7 @@ final class CycleRate: Sendable {
             }
             let rate = Double(nanos - state.baseNanos) / Double(ticks - state.baseTicks)
             let agrees = abs(rate - state.lastRate) <= state.lastRate / 4096
-            published.store(agrees ? (rate * (1 + 1.0 / 256)).bitPattern : 0, ordering: .relaxed)
+            published.store(agrees ? rate.bitPattern : 0, ordering: .relaxed)
             (state.baseNanos, state.baseTicks, state.lastRate) = (nanos, ticks, rate)
         }
     }

@@ -47,10 +47,8 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// Running mean of the time between precise waits (ns), and when the last one began.
     private var meanPrecisePeriod: Int64 = 1_000_000_000
     private var lastPreciseWait: Int64 = 0
-    /// Bounds the clock between readings, for ``now(unlessBefore:)`` and ``now(lateBy:)``.
+    /// Bounds the clock between readings, for ``nextGridPoint(after:every:)`` and ``now(lateBy:)``.
     @exclusivity(unchecked) private var cycles = CycleClock()
-    /// Whether the clock read last by ``now(unlessBefore:)`` had passed the instant asked.
-    private var lastInstantPassed = false
     /// The last answer of ``now(lateBy:)`` (ns), which the next never precedes.
     private var latestLateNow: Int64 = .min
     /// The descriptor and signal watchers, indexed by their token (a slot of the loop's
@@ -109,20 +107,20 @@ final class LibevBackend: Backend, @unchecked Sendable {
 
     func now() -> EVRunLoop.Instant { EVRunLoop.Instant(nanoseconds: clibev_monotonic_ns()) }
 
-    /// Answers "before `instant`" from the CPU's counter when it can (``CycleClock``);
-    /// otherwise reads the clock, which anchors the counter's later answers. While the
-    /// answers are "passed" (a loop behind its timers), it asks the clock alone: the counter
-    /// would not spare the read.
-    func now(unlessBefore instant: EVRunLoop.Instant) -> EVRunLoop.Instant? {
-        let nanos: Int64
-        if lastInstantPassed {
-            nanos = clibev_monotonic_ns()
-        } else {
-            if cycles.isBefore(instant.nanoseconds) { return nil }
-            nanos = cycles.read()
+    /// Answers from the CPU's counter when every reading within its bounds gives the same
+    /// grid point (``CycleClock``); otherwise reads the clock, which anchors the counter's
+    /// later bounds.
+    func nextGridPoint(after scheduled: EVRunLoop.Instant, every intervalNanos: Int64) -> EVRunLoop.Instant {
+        let start = scheduled.nanoseconds
+        let next = start.saturatingAdd(intervalNanos)
+        let ticks = CycleClock.ticks()
+        if cycles.isBefore(next, at: ticks) { return EVRunLoop.Instant(nanoseconds: next) }  // keeping up
+        if let (earliest, latest) = cycles.bounds(at: ticks) {
+            // Behind: every reading from `earliest` to `latest` skips to the same grid point.
+            let skipping = start.firstGridPoint(every: intervalNanos, after: earliest)
+            if latest < skipping { return EVRunLoop.Instant(nanoseconds: skipping) }
         }
-        lastInstantPassed = nanos >= instant.nanoseconds
-        return EVRunLoop.Instant(nanoseconds: nanos)
+        return EVRunLoop.Instant(nanoseconds: start.firstGridPoint(every: intervalNanos, after: cycles.read()))
     }
 
     /// A bound from the CPU's counter (``CycleClock/upperBound(lateBy:)``) when one is that

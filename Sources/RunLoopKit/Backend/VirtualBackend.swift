@@ -40,9 +40,8 @@ final class VirtualBackend: Backend {
     }
 
     func now() -> EVRunLoop.Instant { clock.now }
-    func now(unlessBefore instant: EVRunLoop.Instant) -> EVRunLoop.Instant? {
-        let now = clock.now
-        return now < instant ? nil : now
+    func nextGridPoint(after scheduled: EVRunLoop.Instant, every intervalNanos: Int64) -> EVRunLoop.Instant {
+        EVRunLoop.Instant(nanoseconds: scheduled.nanoseconds.firstGridPoint(every: intervalNanos, after: clock.now.nanoseconds))
     }
     func now(lateBy slack: Int64) -> EVRunLoop.Instant { clock.now }
     func wallNow() -> Date { clock.wallNow }

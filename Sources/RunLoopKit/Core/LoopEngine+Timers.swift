@@ -163,15 +163,10 @@ extension LoopEngine {
                 if next - scheduled < min(timer.intervalNanos / 2, 1_000_000) { next += timer.intervalNanos }
                 timer.fireNanos = next
             } else {
-                // Now is needed only when the next date may have passed: the backend tells
-                // that it has not without reading the clock, when it can.
-                let interval = timer.intervalNanos
-                let next = scheduled.saturatingAdd(interval)
-                if let now = backend.now(unlessBefore: Instant(nanoseconds: next))?.nanoseconds, now >= next {
-                    timer.fireNanos = scheduled.saturatingAdd(((now - scheduled) / interval + 1).saturatingMultiply(interval))
-                } else {
-                    timer.fireNanos = next
-                }
+                // The first grid point after now, which the backend tells without reading
+                // the clock when it can.
+                timer.fireNanos = backend.nextGridPoint(
+                    after: Instant(nanoseconds: scheduled), every: timer.intervalNanos).nanoseconds
             }
         }
         reschedule(timer)

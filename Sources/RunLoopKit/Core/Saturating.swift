@@ -17,4 +17,13 @@ extension Int64 {
         let (product, overflow) = multipliedReportingOverflow(by: other)
         return overflow ? ((self < 0) == (other < 0) ? .max : .min) : product
     }
+
+    /// The first `self + k * interval` (k ≥ 1) after `now`, clamped to `Int64`'s range: CF's
+    /// next date of a repeating timer scheduled at `self` (no drift: fires missed while the
+    /// loop was behind are skipped, not delivered in a burst).
+    func firstGridPoint(every interval: Int64, after now: Int64) -> Int64 {
+        let next = saturatingAdd(interval)
+        guard now >= next else { return next }
+        return saturatingAdd(((now - self) / interval + 1).saturatingMultiply(interval))
+    }
 }
