@@ -39,7 +39,7 @@ extension LoopEngine {
 
     func remove(_ timer: EVTimer, from state: ModeState) {
         guard let place = timer.removePlace(in: state) else { return }
-        state.timers.remove(place.slot)
+        state.timers.remove(place.slot, of: timer)
     }
 
     func removeEverywhere(_ timer: EVTimer) {
@@ -49,10 +49,10 @@ extension LoopEngine {
         if timer.hasOtherPlaces {
             let places = timer.allPlaces
             timer.removeAllPlaces()
-            withExtendedLifetime(timer) { for place in places { place.withQueue { $0.remove($1) } } }
+            withExtendedLifetime(timer) { for place in places { place.withQueue { $0.remove($1, of: timer) } } }
         } else {
             timer.firstPlace = nil
-            withExtendedLifetime(timer) { first.withQueue { $0.remove($1) } }
+            withExtendedLifetime(timer) { first.withQueue { $0.remove($1, of: timer) } }
         }
     }
 

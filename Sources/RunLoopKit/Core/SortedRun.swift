@@ -129,11 +129,26 @@ final class SortedRun {
     }
 
     /// Moves the entries together, dropping the holes.
-    private func compact() {
+    private func compact() { closeUp(dropping: nil) }
+
+    /// Drops the entries of departed timers (``TimerRecord/isDeparted`` in `records`), their
+    /// slots appended to `freed` and their positions set to -1, and the holes.
+    func removeDeparted(_ records: TimerStore<TimerRecord>, freeing freed: TimerStore<Int32>) {
+        closeUp(dropping: (records, freed))
+    }
+
+    /// Moves the entries together in one pass, dropping the holes and, if given, departed
+    /// timers' entries.
+    private func closeUp(dropping departed: (records: TimerStore<TimerRecord>, freed: TimerStore<Int32>)?) {
         var kept = 0
         for offset in 0..<count {
             let entry = base[ring(offset)]
             guard !entry.isHole else { continue }
+            if let departed, departed.records[Int(entry.slot)].isDeparted {
+                positions[Int(entry.slot)] = -1
+                departed.freed.append(entry.slot)
+                continue
+            }
             let index = ring(kept)
             base[index] = entry
             mark(entry, at: index)
@@ -142,6 +157,9 @@ final class SortedRun {
         count = kept
         holes = 0
     }
+
+    /// The entries, holes not counted.
+    var entryCount: Int { count &- holes }
 
     /// Doubles the capacity, the front moving to ring index 0.
     private func grow() {

@@ -86,6 +86,35 @@ enum TimerHeap {
         if exactTies { restore(buffers, at: index, ByRank.self) } else { restore(buffers, at: index, BySequence.self) }
     }
 
+    /// Drops the entries of departed timers (``TimerRecord/isDeparted``), their slots
+    /// appended to `freed` and their positions set to -1, and makes a heap of the others in
+    /// O(n): moved together, then sifted down from the last parent up (Floyd's), every
+    /// position written.
+    static func removeDeparted(
+        _ heap: TimerStore<HeapEntry>, _ indices: TimerStore<Int32>, _ records: TimerStore<TimerRecord>,
+        freed: TimerStore<Int32>, exactTies: Bool
+    ) {
+        let buffers = buffers(heap, indices, records)
+        var kept = 0
+        for index in 0..<buffers.count {
+            let entry = buffers.heap[index]
+            if buffers.records[Int(entry.slot)].isDeparted {
+                buffers.indices[Int(entry.slot)] = -1
+                freed.append(entry.slot)
+                continue
+            }
+            buffers.heap[kept] = entry
+            buffers.mark(entry.slot, kept)
+            kept &+= 1
+        }
+        heap.removeLast(heap.count - kept)
+        guard kept > 1 else { return }
+        let rebuilt = Buffers(heap: buffers.heap, count: kept, indices: buffers.indices, records: buffers.records)
+        for parent in stride(from: (kept - 2) / arity, through: 0, by: -1) {
+            if exactTies { siftDown(rebuilt, from: parent, ByRank.self) } else { siftDown(rebuilt, from: parent, BySequence.self) }
+        }
+    }
+
     /// Sets the key of the entry at `index` and moves the entry to its place.
     static func rekey(
         _ heap: TimerStore<HeapEntry>, at index: Int, to key: Int64, _ indices: TimerStore<Int32>,

@@ -26,9 +26,11 @@ struct TimerOrder {
 
     /// The earliest entry.
     var first: HeapEntry? {
-        guard let front = run.first else { return heap.first }
-        guard let top = heap.first else { return front }
-        return precedes(top, front) ? top : front
+        @inline(__always) get {
+            guard let front = run.first else { return heap.first }
+            guard let top = heap.first else { return front }
+            return precedes(top, front) ? top : front
+        }
     }
 
     /// Whether the entry at `position` is `slot`'s.
@@ -88,6 +90,16 @@ struct TimerOrder {
     func removeAll() {
         heap.removeAll()
         run.removeAll()
+    }
+
+    /// The entries, in the run and the heap.
+    var count: Int { heap.count &+ run.entryCount }
+
+    /// Drops the entries of departed timers (their slots appended to `freed`, their positions
+    /// set to -1): O(n), the heap rebuilt and the run closed up.
+    func removeDeparted(freeing freed: TimerStore<Int32>, exactTies: Bool) {
+        run.removeDeparted(records, freeing: freed)
+        TimerHeap.removeDeparted(heap, positions, records, freed: freed, exactTies: exactTies)
     }
 
     /// Calls `body` with the slot of every entry, in no particular order.

@@ -76,6 +76,12 @@ final class TimerStore<Element: BitwiseCopyable> {
 
     func popLast() -> Element? { count > 0 ? removeLast() : nil }
 
+    /// Drops the last `k` elements.
+    func removeLast(_ k: Int) {
+        require(k >= 0 && k <= count, "TimerStore: removeLast(\(k)) with \(count) elements")
+        count &-= k
+    }
+
     func removeAll() { count = 0 }
 
     /// Doubles the capacity (as `Array` does), moving the elements.
