@@ -1,3 +1,4 @@
+import Foundation
 @testable import RunLoopKit
 import Testing
 
@@ -144,6 +145,56 @@ struct TimerOwnershipTests {
             other.add(timer, forMode: .default)
             weak.signals = other.signals
             timer.invalidate()
+        }
+        #expect(weak.signals == nil)
+    }
+
+    final class Handoff: @unchecked Sendable {
+        // Safe: filled by the test's thread, then used and emptied by one other thread before
+        // it signals the test's thread, which waits for that.
+        var loop: EVRunLoop?
+        var timer: EVTimer?
+
+        init(loop: EVRunLoop?, timer: EVTimer) { (self.loop, self.timer) = (loop, timer) }
+    }
+
+    @Test("a loop's signals outlive the loop while a timer claimed on its thread or another does, and no longer",
+          arguments: [true, false])
+    func signalsLiveWhileLinked(loopGoesFirst: Bool) {
+        let weak = WeakSignals()
+        var timers: [EVTimer] = []
+        var loop: EVRunLoop? = EVRunLoop(clock: clock)
+        weak.signals = loop!.signals
+        for index in 0..<3_000 {  // past the engine's stash of 1,024 link references, twice
+            let timer = EVTimer(fireAt: start + .seconds(1), interval: .seconds(1), repeats: true) { _ in }
+            if index % 3 == 0 {
+                // A claim from another thread counts its reference at once. The thread lets go
+                // of the loop and the timer before it signals, so that both go when the test
+                // lets them.
+                let handoff = Handoff(loop: loop, timer: timer)
+                let finished = DispatchSemaphore(value: 0)
+                Thread.detachNewThread {
+                    handoff.loop!.add(handoff.timer!, forMode: .default)
+                    (handoff.loop, handoff.timer) = (nil, nil)
+                    finished.signal()
+                }
+                finished.wait()
+            } else {
+                loop!.add(timer, forMode: .default)
+            }
+            timers.append(timer)
+        }
+        if loopGoesFirst {
+            loop = nil
+            #expect(weak.signals != nil)
+            timers.removeLast(2_999)
+            #expect(weak.signals != nil)
+            timers = []
+        } else {
+            for timer in timers { timer.invalidate() }
+            timers = []
+            #expect(weak.signals != nil)  // the loop holds them
+            loop = nil
         }
         #expect(weak.signals == nil)
     }

@@ -60,18 +60,29 @@ public final class EVRunLoop: @unchecked Sendable {
         actorExecutor.loop = self
     }
 
+    /// Work other threads handed over that the loop never ran can run no more: it goes with
+    /// the loop. (A timer's add from another thread, left in the inbox, holds the timer,
+    /// whose link keeps the signals, which hold the inbox: kept, it would never be freed.)
+    deinit { withExtendedLifetime(closeInbox()) {} }  // released here, outside the lock
+
     /// Called on the owner thread as it exits (by ``ThreadLoops``): the loop can never run
     /// again, so everything it holds is let go — queued work (which may capture the loop),
     /// timers, sources (their descriptors and signals unwatched) and observers — and work
     /// queued later is dropped. Otherwise a timer or block capturing the loop would keep it,
     /// and its descriptors, alive forever. Timers and sources are not invalidated.
     func ownerThreadExited() {
-        let dropped = signals.inbox.withLock { inbox in
+        let dropped = closeInbox()
+        engine.letGoOfEverything()
+        withExtendedLifetime(dropped) {}  // released here, outside the lock
+    }
+
+    /// Empties the inbox for good (later work is dropped) and returns what it held, for the
+    /// caller to release outside the lock.
+    private func closeInbox() -> Inbox {
+        signals.inbox.withLock { inbox in
             defer { inbox = Inbox(isClosed: true) }
             return inbox
         }
-        engine.letGoOfEverything()
-        withExtendedLifetime(dropped) {}  // released here, outside the lock
     }
 
     /// Creates a loop for the calling thread on a virtual clock, for deterministic tests.
