@@ -1,4 +1,3 @@
-internal import CLibev
 import Synchronization
 
 /// The rate of the CPU's counter against the monotonic clock, in nanoseconds per tick,

@@ -5,7 +5,8 @@ import Synchronization
 /// timer's or source's own lock).
 ///
 /// One atomic word, no lock: the address of the owning loop's ``LoopSignals`` (0 before the
-/// first add; stored once, retained by the link and released in its `deinit`), with bit 0
+/// first add; stored once, with a link reference counted by the signals and dropped in the
+/// link's `deinit`: see ``LoopSignals/addLinkReferences(_:)``), with bit 0
 /// set once invalidated (an object's address has its low bits clear). ``claim(for:)`` and
 /// the invalidates each change the word with one read-modify-write, so the two are totally
 /// ordered:
@@ -18,7 +19,7 @@ import Synchronization
 ///   so the loop, which removes the object (an add still in the loop's inbox finds it
 ///   invalid and does nothing).
 ///
-/// The link holds the loop's `LoopSignals` strongly, not the loop: forming a `weak`
+/// The link keeps the loop's `LoopSignals` alive, not the loop: forming a `weak`
 /// reference per timer cost about 70 instructions per add; the signals' one weak reference
 /// to its loop (``LoopSignals/loop``) answers "is the loop still there", and the signals
 /// know the loop's thread (``LoopSignals/owner``).
@@ -32,14 +33,16 @@ struct LoopLink: ~Copyable, Sendable {
         case invalidated, otherLoop
     }
 
-    /// The owning loop's signals' address, retained by the link, and the invalid bit.
+    /// The owning loop's signals' address (kept alive by the link's reference), and the
+    /// invalid bit.
     /// (`AtomicLazyReference` could hold the address, but its generic calls are not
     /// inlined here: 60 more instructions per add.)
     private let word = Atomic<UInt>(0)
     private static let invalidBit: UInt = 1
 
     deinit {
-        if let stored = Self.signals(in: word.load(ordering: .acquiring)) { stored.release() }
+        guard let stored = Self.signals(in: word.load(ordering: .acquiring)) else { return }
+        if stored._withUnsafeGuaranteedRef({ $0.dropLinkReferences(1) }) { stored.release() }
     }
 
     var isValid: Bool { word.load(ordering: .acquiring) & Self.invalidBit == 0 }
@@ -59,14 +62,27 @@ struct LoopLink: ~Copyable, Sendable {
 
     /// Checks validity and makes `loop` the owner, unless another loop is (a loop that
     /// claimed it and is gone since still counts: an object serves one loop only, as in CF).
-    func claim(for loop: EVRunLoop) -> Claim {
-        let mine = UInt(bitPattern: Unmanaged.passUnretained(loop.signals).toOpaque())
+    /// `engine`: the loop's engine when the caller runs on the loop's thread, which hands
+    /// out the link's reference from its stash; nil on other threads. (Both unmanaged: as
+    /// references, the two cost a retain and a release each per add.)
+    func claim(for signals: Unmanaged<LoopSignals>, engine: Unmanaged<LoopEngine>?) -> Claim {
+        let mine = UInt(bitPattern: signals.toOpaque())
         let current = word.load(ordering: .acquiring)
         guard current == 0 else { return Self.claim(found: current, mine: mine) }
-        let retained = Unmanaged.passRetained(loop.signals)  // the link's reference
+        // The link's reference, taken before the address is published.
+        if let engine {
+            engine._withUnsafeGuaranteedRef { $0.takeLinkReference() }
+        } else {
+            signals._withUnsafeGuaranteedRef { $0.addLinkReferences(1) }
+        }
         let (exchanged, found) = word.compareExchange(expected: 0, desired: mine, ordering: .acquiringAndReleasing)
         if exchanged { return .claimed(isFirst: true) }
-        retained.release()  // an invalidate or another claim came first
+        // An invalidate or another claim came first: give the reference back.
+        if let engine {
+            engine._withUnsafeGuaranteedRef { $0.returnLinkReference() }
+        } else if signals._withUnsafeGuaranteedRef({ $0.dropLinkReferences(1) }) {
+            signals.release()
+        }
         return Self.claim(found: found, mine: mine)
     }
 

@@ -42,8 +42,14 @@ final class ThreadLoops {
         return record
     }
 
-    /// The calling thread's identity.
-    static var currentID: UInt64 { current.id }
+    /// The calling thread's identity (read without reference counting: a retain and a
+    /// release of the record cost 8 ns of an add).
+    static var currentID: UInt64 {
+        if let raw = pthread_getspecific(key) {
+            return Unmanaged<ThreadLoops>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.id }
+        }
+        return current.id
+    }
 
     /// Records that this thread owns `loop` (besides ``own``), so that its exit lets the
     /// loop's work go too.

@@ -13,12 +13,13 @@ extension EVRunLoop {
     public func add(_ source: EVSource, forMode mode: Mode) {
         require(source.isManual || backend.watchesKernelEvents,
                 "EVRunLoop.add(_:forMode:): \(source.kind) sources need the real loop, not an EVVirtualClock loop")
-        switch source.link.claim(for: self) {
+        let onLoopThread = isOwnerThread
+        switch source.link.claim(for: .passUnretained(signals), engine: onLoopThread ? .passUnretained(engine) : nil) {
         case .claimed: break
         case .invalidated: misuse("EVRunLoop.add(_:forMode:): source \(source.label ?? "") is invalidated")
         case .otherLoop: misuse("EVRunLoop.add(_:forMode:): source \(source.label ?? "") belongs to another loop")
         }
-        if isOwnerThread {
+        if onLoopThread {
             engine.addOnLoopThread(source, forMode: mode)
         } else {
             enqueue { $0.addOnLoopThread(source, forMode: mode) }

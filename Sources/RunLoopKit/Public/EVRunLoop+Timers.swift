@@ -20,12 +20,13 @@ extension EVRunLoop {
     /// (`RunLoop.add(_:forMode:)` in Foundation).
     public func add(_ timer: EVTimer, forMode mode: Mode) {
         let isFirstAdd: Bool
-        switch timer.link.claim(for: self) {
+        let onLoopThread = isOwnerThread
+        switch timer.link.claim(for: .passUnretained(signals), engine: onLoopThread ? .passUnretained(engine) : nil) {
         case .claimed(let isFirst): isFirstAdd = isFirst
         case .invalidated: misuse("EVRunLoop.add(_:forMode:): timer \(timer.label ?? "") is invalidated")
         case .otherLoop: misuse("EVRunLoop.add(_:forMode:): timer \(timer.label ?? "") belongs to another loop")
         }
-        if isOwnerThread {
+        if onLoopThread {
             engine.addOnLoopThread(timer, forMode: mode)
         } else {
             // Only the first add may read the timer's start here: from then on the loop's thread
