@@ -7,11 +7,11 @@ import Synchronization
 /// One atomic word, no lock: the address of the owning loop's ``LoopSignals`` (0 before the
 /// first add; stored once, with a link reference counted by the signals and dropped in the
 /// link's `deinit`: see ``LoopSignals/addLinkReferences(_:)``), with bit 0
-/// set once invalidated (an object's address has its low bits clear). ``claim(for:)`` and
+/// set once invalidated (an object's address has its low bits clear). ``claim(for:engine:)`` and
 /// the invalidates each change the word with one read-modify-write, so the two are totally
 /// ordered:
 ///
-/// - ``claim(for:)`` (in `add`, on the calling thread) swaps 0 for the loop's signals. If
+/// - ``claim(for:engine:)`` (in `add`, on the calling thread) swaps 0 for the loop's signals. If
 ///   the word was invalid by then, the claim fails, and the invalidate (which came first)
 ///   removes nothing, nor needs to; if it held another loop's signals, the object belongs to
 ///   that loop (two adds to two loops cannot both succeed: one swap wins).
@@ -24,7 +24,7 @@ import Synchronization
 /// to its loop (``LoopSignals/loop``) answers "is the loop still there", and the signals
 /// know the loop's thread (``LoopSignals/owner``).
 struct LoopLink: ~Copyable, Sendable {
-    /// The outcome of ``claim(for:)``.
+    /// The outcome of ``claim(for:engine:)``.
     enum Claim {
         /// The loop owns it now; `isFirst` when this claim made it the owner (the first add):
         /// until then no loop touched its schedule; after it, the loop's thread may be
