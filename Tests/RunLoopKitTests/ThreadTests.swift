@@ -81,6 +81,34 @@ struct ThreadTests {
         #expect(fired == rounds)
     }
 
+    @Test("a timer added at the same moment on its loop's thread and from another thread is queued once and fires once")
+    func simultaneousAdds() {
+        // The other thread's add may be the first claim: it then reads the timer's start
+        // while the loop's thread resolves it (a race ThreadSanitizer reported until the two
+        // fields became relaxed atomics).
+        let rounds = 300
+        let fired = onFreshThread { () -> Int in
+            let loop = EVRunLoop.current
+            let count = LoopBox(0)
+            for _ in 0..<rounds {
+                let timer = EVTimer(interval: 0.000_1, repeats: false) { _ in count.value += 1 }
+                let started = DispatchSemaphore(value: 0)
+                let added = DispatchSemaphore(value: 0)
+                Thread.detachNewThread {
+                    started.signal()
+                    loop.add(timer, forMode: .default)
+                    added.signal()
+                }
+                started.wait()
+                loop.add(timer, forMode: .default)
+                added.wait()
+                loop.run(mode: .default, for: .seconds(1))  // until the mode is empty
+            }
+            return count.value
+        }
+        #expect(fired == rounds)
+    }
+
     @Test("current is one loop per thread; main is the main thread's")
     func currentPerThread() {
         let a = onFreshThread { EVRunLoop.current }

@@ -27,11 +27,12 @@ import Synchronization
 /// The corresponding CFRunLoop type is `CFRunLoopTimer` (`Timer` in Foundation).
 public final class EVTimer: @unchecked Sendable {
     // Safe to share: the schedule (everything but `link`, `block`, `extrasAddress` and the
-    // constants, and the extras' tolerance and places) is read and written only on the
-    // thread of the loop the timer was added to, or on the creating thread before it is
-    // added (another thread's first add reads the start before handing the timer over);
-    // calls from other threads are forwarded to the loop's inbox. `link` (validity and
-    // loop) and `extrasAddress` (set once) are atomic; `block` and the constants never change.
+    // constants, and the extras' tolerance and places) is written only on the thread of the
+    // loop the timer was added to, or on the creating thread before it is added, and read
+    // there too, except the start, which another thread's first add reads (through relaxed
+    // atomics: see `fireNanos`); calls from other threads are forwarded to the loop's inbox.
+    // `link` (validity and loop) and `extrasAddress` (set once) are atomic; `block` and the
+    // constants never change.
 
     /// How the first fire date is given; resolved on the loop's clock when first added.
     enum Start {
@@ -58,9 +59,14 @@ public final class EVTimer: @unchecked Sendable {
     /// ``allPlaces``).
     @exclusivity(unchecked) var firstPlace: TimerPlace?
     /// `isFiring`, `fireDateSetInCallout`, `heldByPass` (bits 0–2) and the ``StartKind``
-    /// (bits 4–6) in one byte, so the timer's small fields fit after `firstPlace`. Loop
-    /// thread (or creating thread, before the add) only.
-    @exclusivity(unchecked) private var bits: UInt8 = 0
+    /// (bits 4–6) in one byte, so the timer's small fields fit after `firstPlace`. Written
+    /// on the loop's thread (or the creating thread, before the add); relaxed atomics, plain
+    /// moves, for the one read from elsewhere (see ``fireNanos``).
+    private let bitsStorage = Atomic<UInt8>(0)
+    private var bits: UInt8 {
+        get { bitsStorage.load(ordering: .relaxed) }
+        set { bitsStorage.store(newValue, ordering: .relaxed) }
+    }
     /// Whether the timer fires again every interval (a constant of its own, read anywhere).
     let repeats: Bool
     /// Queue releases left to the firing pass that holds the timer (see ``heldByPass``).
@@ -69,7 +75,18 @@ public final class EVTimer: @unchecked Sendable {
     /// it has none. Set once, atomically: other threads read the label through it.
     private let extrasAddress: Atomic<UInt>
     /// The next fire instant once resolved; before that, the payload of ``start``.
-    @exclusivity(unchecked) var fireNanos: Int64 = 0
+    ///
+    /// Written on the loop's thread (or the creating thread, before the add). The first
+    /// add from another thread reads ``start`` after its claim, to tell whether to wake the
+    /// loop; an add of the same timer on the loop's thread may resolve it at that moment.
+    /// Relaxed atomic accesses (plain moves, as before) make that read defined: it may see
+    /// the start half resolved, which only makes the wake estimate wrong, and the loop's own
+    /// add queued the timer already.
+    private let fireNanosStorage = Atomic<Int64>(0)
+    var fireNanos: Int64 {
+        get { fireNanosStorage.load(ordering: .relaxed) }
+        set { fireNanosStorage.store(newValue, ordering: .relaxed) }
+    }
     let intervalNanos: Int64
     let block: @Sendable (EVTimer) -> Void
     /// Tie-breaker for equal fire dates: creation order.
