@@ -257,23 +257,23 @@ struct TimerQueue {
     /// Every timer in the queue, in no particular order.
     var allTimers: [EVTimer] {
         var timers: [EVTimer] = []
+        forEachQueuedTimer { timers.append($0.takeUnretainedValue()) }
+        return timers
+    }
+
+    /// Calls `body` with every queued timer (not the departed), in no particular order.
+    private func forEachQueuedTimer(_ body: (Unmanaged<EVTimer>) -> Void) {
         for order in [exact, tolerantByFire] {
             order.forEachSlot { slot in
                 let record = records[Int(slot)]
-                if !record.isDeparted { timers.append(record.timer.takeUnretainedValue()) }
+                if !record.isDeparted { body(record.timer) }
             }
         }
-        return timers
     }
 
     /// Lets go of every queued timer (the mode is going away).
     mutating func releaseAll() {
-        for order in [exact, tolerantByFire] {
-            order.forEachSlot { slot in
-                let record = records[Int(slot)]
-                if !record.isDeparted { Self.release(record.timer) }
-            }
-        }
+        forEachQueuedTimer { Self.release($0) }
         departed = 0
         for order in [exact, tolerantByFire, tolerantByLatest] { order.removeAll() }
         for store in [fireIndices, latestIndices, freeSlots] { store.removeAll() }
