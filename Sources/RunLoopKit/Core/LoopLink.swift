@@ -7,9 +7,11 @@ import Synchronization
 /// One atomic word, no lock: the address of the owning loop's ``LoopSignals`` (0 before the
 /// first add; stored once, with a link reference counted by the signals and dropped in the
 /// link's `deinit`: see ``LoopSignals/addLinkReferences(_:)``), with bit 0
-/// set once invalidated (an object's address has its low bits clear). ``claim(for:engine:)`` and
-/// the invalidates each change the word with one read-modify-write, so the two are totally
-/// ordered:
+/// set once invalidated (an object's address has its low bits clear). ``claim(for:engine:)``
+/// changes the word with one read-modify-write, and so does an invalidate of an unclaimed
+/// word; once claimed, the word can only gain the invalid bit, which a timer's invalidate
+/// sets with a plain store (see ``invalidate(from:)``). Claims and invalidates are thus
+/// totally ordered:
 ///
 /// - ``claim(for:engine:)`` (in `add`, on the calling thread) swaps 0 for the loop's signals. If
 ///   the word was invalid by then, the claim fails, and the invalidate (which came first)
@@ -46,9 +48,6 @@ struct LoopLink: ~Copyable, Sendable {
     }
 
     var isValid: Bool { word.load(ordering: .acquiring) & Self.invalidBit == 0 }
-
-    /// Whether a loop ever claimed it (so that ``invalidate(from:)`` needs the caller's thread).
-    var wasClaimed: Bool { word.load(ordering: .acquiring) & ~Self.invalidBit != 0 }
 
     /// The loop this belongs to; nil before the first add, or once that loop is gone.
     var loop: EVRunLoop? {
@@ -103,12 +102,29 @@ struct LoopLink: ~Copyable, Sendable {
         case elsewhere(EVRunLoop?)
     }
 
-    /// Marks it invalid, like ``invalidate()``, without reading the loop when `thread` owns it.
-    func invalidate(from thread: UInt64) -> Invalidation {
-        let old = word.bitwiseOr(Self.invalidBit, ordering: .acquiringAndReleasing).oldValue
-        guard old & Self.invalidBit == 0 else { return .unchanged }
-        guard let signals = Self.signals(in: old) else { return .elsewhere(nil) }
-        return signals._withUnsafeGuaranteedRef { $0.owner == thread ? .onOwnerThread : .elsewhere($0.loop) }
+    /// Marks it invalid, like ``invalidate()``, without reading the loop when the calling
+    /// thread (`thread`, asked only once a loop claimed it) owns it.
+    ///
+    /// Once claimed, the word can only change by gaining the invalid bit (claims swap 0
+    /// only), so a plain releasing store of it sets the bit with no locked instruction, which
+    /// on x86 would also wait for every pending store and cache miss. Two invalidates racing
+    /// then may both see the word valid and both remove the timer, which is harmless: a
+    /// removal finds nothing the second time. An unclaimed word still takes a
+    /// read-modify-write, since a claim may race it.
+    func invalidate(from thread: () -> UInt64) -> Invalidation {
+        let current = word.load(ordering: .acquiring)
+        guard current & Self.invalidBit == 0 else { return .unchanged }
+        let signals: Unmanaged<LoopSignals>
+        if let claimed = Self.signals(in: current) {
+            word.store(current | Self.invalidBit, ordering: .releasing)
+            signals = claimed
+        } else {
+            let old = word.bitwiseOr(Self.invalidBit, ordering: .acquiringAndReleasing).oldValue
+            guard old & Self.invalidBit == 0 else { return .unchanged }
+            guard let claimed = Self.signals(in: old) else { return .elsewhere(nil) }
+            signals = claimed
+        }
+        return signals._withUnsafeGuaranteedRef { $0.owner == thread() ? .onOwnerThread : .elsewhere($0.loop) }
     }
 
     /// Marks it invalid. Returns false if it already was; otherwise true and the loop it

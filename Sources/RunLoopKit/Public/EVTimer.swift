@@ -496,8 +496,8 @@ public final class EVTimer: @unchecked Sendable {
     /// The corresponding CFRunLoop function is `CFRunLoopTimerInvalidate`.
     public func invalidate() {
         // A timer never added needs no thread identity (asking for it would give this
-        // thread a loop record).
-        switch link.invalidate(from: link.wasClaimed ? ThreadLoops.currentID : 0) {
+        // thread a loop record): the link asks only once a loop claimed it.
+        switch link.invalidate(from: { ThreadLoops.currentID }) {
         case .unchanged:
             return
         case .onOwnerThread:
