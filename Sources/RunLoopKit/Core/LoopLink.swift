@@ -10,8 +10,8 @@ import Synchronization
 /// set once invalidated (an object's address has its low bits clear). ``claim(for:engine:)``
 /// changes the word with one read-modify-write, and so does an invalidate of an unclaimed
 /// word; once claimed, the word can only gain the invalid bit, which a timer's invalidate
-/// sets with a plain store (see ``invalidate(from:)``). Claims and invalidates are thus
-/// totally ordered:
+/// sets with a plain store (see ``invalidate(from:)``). Each invalidate is thus ordered with
+/// each claim:
 ///
 /// - ``claim(for:engine:)`` (in `add`, on the calling thread) swaps 0 for the loop's signals. If
 ///   the word was invalid by then, the claim fails, and the invalidate (which came first)
@@ -128,7 +128,9 @@ struct LoopLink: ~Copyable, Sendable {
     }
 
     /// Marks it invalid. Returns false if it already was; otherwise true and the loop it
-    /// belongs to (nil if none), which must remove it.
+    /// belongs to (nil if none), which must remove it. Always a read-modify-write, so exactly
+    /// one caller sees true: a source closes the descriptor it owns once (unlike a timer's
+    /// removal, which ``invalidate(from:)`` may run twice).
     func invalidate() -> (changed: Bool, loop: EVRunLoop?) {
         let old = word.bitwiseOr(Self.invalidBit, ordering: .acquiringAndReleasing).oldValue
         guard old & Self.invalidBit == 0 else { return (false, nil) }
