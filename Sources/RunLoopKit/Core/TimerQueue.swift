@@ -120,7 +120,10 @@ struct TimerQueue {
             unplace(slot)
             freeSlots.append(slot)
         } else {
-            records[Int(slot)] = TimerRecord(departed: timer.sequence)
+            // Its sequence orders only ties outside the tie window: while every tie is
+            // inside it, none is read, and not reading it keeps the timer's last cache line
+            // out of an invalidate (a miss per timer in a queue of 100k).
+            records[Int(slot)] = TimerRecord(departed: ties.isExact ? 0 : timer.sequence)
             departed += 1
             if departed >= 32, departed * 4 > exact.count * 3 { purgeDeparted() }
         }
@@ -295,7 +298,8 @@ struct TimerQueue {
 
 /// One slot of a queue (8 bytes): its timer, retained by the queue; or, once the timer left
 /// while its entry stays in the exact order (``TimerQueue/remove(_:of:)``), the timer's
-/// sequence, so that ties with the entry still order. (The slot's tie is in its entries,
+/// sequence, so that ties with the entry still order (0 when the entry's tie is inside
+/// the queue's ``TieWindow``: no other entry's tie equals it, so nothing reads it). (The slot's tie is in its entries,
 /// the pass that last touched it in the queue's `touchedInPass`, where it sits in the
 /// queue's position arrays, which the sifts write.)
 struct TimerRecord {
