@@ -84,6 +84,8 @@ int64_t clibev_realtime_ns(void) {
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+_Thread_local uint64_t clibev_thread_id_storage = 0;
+
 int clibev_ticks_drive_monotonic(void) {
 #if defined(__x86_64__)
     const char *expected = "tsc";

@@ -84,6 +84,13 @@ static inline uint64_t clibev_ticks(void) {
 /// `tsc` on x86-64, `arch_sys_counter` on arm64), so that one is a linear function of the
 /// other between the kernel's slews; 0 otherwise, or when the clocksource cannot be read.
 int clibev_ticks_drive_monotonic(void);
+/// The calling thread's RunLoopKit identity (`ThreadLoops.id`), cached in a thread-local
+/// variable; 0 until `clibev_set_thread_id` is called on the thread. Inline, so that a read
+/// is one load instead of `pthread_getspecific`'s call.
+extern _Thread_local uint64_t clibev_thread_id_storage;
+static inline uint64_t clibev_thread_id(void) { return clibev_thread_id_storage; }
+/// Sets the calling thread's cached identity (0 forgets it).
+static inline void clibev_set_thread_id(uint64_t id) { clibev_thread_id_storage = id; }
 /// The process's main thread, recorded by a constructor before `main` runs (CF records
 /// `_CFMainPThread` the same way).
 pthread_t clibev_main_thread(void);
