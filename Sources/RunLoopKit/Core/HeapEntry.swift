@@ -8,6 +8,7 @@ struct HeapEntry {
     /// in bits 32–63, the slot in bits 0–31.
     private(set) var rank: UInt128
 
+    @inline(__always)
     init(key: Int64, slot: Int32, tie: UInt32) {
         rank = UInt128(UInt64(bitPattern: key) ^ Self.signBit) << 64
             | UInt128(tie) << 32 | UInt128(UInt32(bitPattern: slot))

@@ -10,6 +10,7 @@ struct TieWindow {
     /// full sequences): comparisons may then order by (key, tie) alone.
     private(set) var isExact = true
 
+    @inline(__always)
     mutating func tie(for sequence: UInt64) -> UInt32 {
         let base = self.base ?? (sequence > (1 << 31) ? sequence - (1 << 31) : 0)
         self.base = base

@@ -42,8 +42,10 @@ extension EVTimer {
 
     /// The place in `state`'s queue, if any.
     func place(in state: ModeState) -> TimerPlace? {
-        if let firstPlace, firstPlace.isIn(state) { return firstPlace }
-        return otherPlaces.first { $0.isIn(state) }
+        // Places fill `firstPlace` first (and a removal refills it): none there, none at all.
+        guard let firstPlace else { return nil }
+        if firstPlace.isIn(state) { return firstPlace }
+        return withExtras { $0.otherPlaces.first { $0.isIn(state) } } ?? nil
     }
 
     func appendPlace(_ place: TimerPlace) {

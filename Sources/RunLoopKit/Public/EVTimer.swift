@@ -363,6 +363,7 @@ public final class EVTimer: @unchecked Sendable {
     /// `Int64((seconds * 1e9).rounded())` (ties away from zero) without a call to libm's
     /// `round`, for finite `seconds` within ±9e9: below 2^52 the product's whole and
     /// fractional parts are exact in a `Double`; above, it is a whole number already.
+    @inline(__always)
     static func nanoseconds(_ seconds: Double) -> Int64 {
         let product = seconds * 1e9
         let whole = Int64(product)  // truncated toward zero
