@@ -22,6 +22,10 @@ protocol Backend: AnyObject, Sendable {
     /// that little late but never early. Successive answers never decrease, so timers added
     /// in turn with one interval keep their order.
     func now(lateBy slack: Int64) -> EVRunLoop.Instant
+    /// Whether the monotonic clock reads `nanos` or later, which a backend may tell without
+    /// reading the clock when every reading it could give now has the same answer (a run's
+    /// deadline, checked once per pass). `Int64.max` is never reached. Loop thread only.
+    func hasReached(_ nanos: Int64) -> Bool
     /// The wall clock.
     func wallNow() -> Date
     /// The wall clock in nanoseconds since 1970, exact (a `Date` keeps only ~0.2 µs).

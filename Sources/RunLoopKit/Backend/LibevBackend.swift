@@ -132,6 +132,17 @@ final class LibevBackend: Backend, @unchecked Sendable {
         return EVRunLoop.Instant(nanoseconds: latestLateNow)
     }
 
+    /// From the CPU's counter when its bounds lie wholly before or after `nanos`; otherwise
+    /// the clock, read, which anchors the counter's later bounds (so a loop reads the clock
+    /// for its run's deadline about once a second, and near the deadline).
+    func hasReached(_ nanos: Int64) -> Bool {
+        guard nanos != .max else { return false }
+        let ticks = CycleClock.ticks()
+        if cycles.isBefore(nanos, at: ticks) { return false }
+        if let (earliest, _) = cycles.bounds(at: ticks), earliest >= nanos { return true }
+        return cycles.read() >= nanos
+    }
+
     func wallNow() -> Date { EVVirtualClock.date(nanoseconds: clibev_realtime_ns()) }
 
     func wallNanos() -> Int64 { clibev_realtime_ns() }
@@ -147,8 +158,11 @@ final class LibevBackend: Backend, @unchecked Sendable {
         case .until(let window): (precise, target) = (window.precise, window.precise ? window.latest.nanoseconds : tolerantTarget(window))
         case .forever: (precise, target) = (false, .max)
         }
-        let now = target == .min ? .min : clibev_monotonic_ns()  // a poll needs no clock
-        if target <= now {
+        // A poll needs no clock, and a wait that is not precise no reading of it unless the
+        // CPU's counter cannot tell whether the target passed; a precise one reads it for
+        // its spin lead.
+        let now: Int64? = precise ? clibev_monotonic_ns() : nil
+        if target == .min || (now.map { target <= $0 } ?? hasReached(target)) {
             // A poll collects descriptor and signal readiness and consumes a pending wake, as
             // CF's zero-timeout wait reads its eventfd; with neither, there is nothing to do.
             if watchCount > 0 || clibev_async_pending(async) != 0 {
@@ -156,11 +170,11 @@ final class LibevBackend: Backend, @unchecked Sendable {
             }
             return
         }
-        let lead = precise ? spinLead(now: now) : 0
+        let lead = now.map { spinLead(now: $0) } ?? 0
         let armAt: Int64 = target == .max ? -1 : target - lead
         deadlineFired = false
         otherEvent = false
-        if armAt >= 0 && armAt <= now {
+        if let now, armAt >= 0 && armAt <= now {
             ev_run(loop, Int32(EVRUN_NOWAIT))  // inside the lead: collect events, then spin
         } else {
             if armAt != armedDeadline {
@@ -317,8 +331,10 @@ private final class Watcher {
     deinit { raw.deallocate() }
 
     private static let callback: clibev_callback = { _, watcher, _ in
-        let me = Unmanaged<Watcher>.fromOpaque(clibev_watcher_data(watcher)!).takeUnretainedValue()
-        me.handler?(me.owner!, me.token)
+        // The backend holds the watcher while it is started: no retain per event.
+        Unmanaged<Watcher>.fromOpaque(clibev_watcher_data(watcher)!)._withUnsafeGuaranteedRef { me in
+            me.handler?(me.owner!, me.token)
+        }
     }
 
     /// `ev_io_init` + `ev_io_start`, or `ev_signal_init` + `ev_signal_start`.

@@ -90,7 +90,7 @@ extension LoopEngine {
             runBlocks(state)
 
             if handled && stopAfterSource { return .handledSource }
-            if polling || deadline <= backend.now().nanoseconds { return .timedOut }
+            if polling || backend.hasReached(deadline) { return .timedOut }
             if takeStop() { return .stopped }
             drainInbox()  // a block performed from another thread keeps the mode alive, as in CF
             if isEmpty(state) { return .finished }

@@ -133,6 +133,7 @@ extension LoopEngine: BackendEvents {
     /// Ready sources of other modes stay ready until one of their modes runs.
     func fireKernelSources(_ state: ModeState, stopAfterSource: Bool) -> Bool {
         guard !readySources.isEmpty else { return false }
+        if readySources.count == 1 { return fireOnlyReadySource(state) }
         var due: [(source: EVSource, sequence: UInt64)] = []
         readySources.removeAll { source in
             guard source.isValid else {
@@ -154,6 +155,23 @@ extension LoopEngine: BackendEvents {
         // One sweep for the sources fired (a nested run may have fired or re-reported some).
         if handled { readySources.removeAll { !$0.isReady } }
         return handled
+    }
+
+    /// ``fireKernelSources(_:stopAfterSource:)`` for one ready source (a pass's usual case),
+    /// with no list to sort: the source leaves the ready list before its handler runs, so
+    /// that a nested run that reports it again adds it again.
+    private func fireOnlyReadySource(_ state: ModeState) -> Bool {
+        let source = readySources[0]
+        guard source.isValid else {
+            source.isReady = false
+            readySources.removeAll(keepingCapacity: true)
+            return false
+        }
+        guard state.kernelSequence(of: source) != nil else { return false }  // another mode's
+        source.isReady = false
+        readySources.removeAll(keepingCapacity: true)
+        fire(source)
+        return true
     }
 
     func fire(_ source: EVSource) {

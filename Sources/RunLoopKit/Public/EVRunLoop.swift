@@ -325,9 +325,14 @@ public final class EVRunLoop: @unchecked Sendable {
 
     // MARK: wakeDate
 
-    /// The wall-clock moment at which the current pass woke: set when a run starts and right
-    /// after every wait, before any observer runs, so every observer, timer, source and
+    /// The wall-clock moment at which the current pass woke: stamped when a run starts and
+    /// right after every wait, before any observer runs, so every observer, timer, source and
     /// block of one pass reads the same value. Nil before the loop first ran. Loop thread only.
+    ///
+    /// The stamp is ``wakeInstant``; the date is made from it on the pass's first read (the
+    /// wall clock then, minus the monotonic time since the wake), so a pass that never reads
+    /// it costs one clock reading, not two. It is the date a reading at the wake would have
+    /// given, unless the wall clock was set in between.
     ///
     /// This is libev's `ev_now` idea; CF has no counterpart (apps build it from an
     /// `entry`/`afterWaiting` observer, as the wake-date example shows).
