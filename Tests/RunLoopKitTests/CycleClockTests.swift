@@ -17,39 +17,17 @@ struct CycleClockTests {
         #expect(clock.upperBound(lateBy: .max) == nil)
     }
 
-    @Test("once calibrated its bounds hold the clock's reading, and are tight")
+    @Test("once calibrated, its bounds and its upper bound hold the clock's reading, and are tight")
     func calibratedBoundsHoldTheClock() {
-        let rate = Self.measuredRate()
-        var clock = CycleClock(rate: rate)
-        var anchor = clock.read()
-        // Whether a rate was published at a read (bounds extrapolate with the rate of the
-        // last read); a counter that jumps, as on a busy VM, may withdraw it in between.
-        var readWithRate = rate.nanosPerTick > 0
-        let publishedAtStart = readWithRate
-        var bounded = 0
-        for round in 0..<20_000 {
-            if round % 100 == 0 {  // a loop reads the clock now and then
-                anchor = clock.read()
-                if rate.nanosPerTick > 0 { readWithRate = true }
-            }
-            // The clock reads between `before` and `after` at the call: the bounds must
-            // reach both ways.
-            let before = clibev_monotonic_ns()
-            let ticks = CycleClock.ticks()
-            guard let (earliest, latest) = clock.bounds(at: ticks) else { continue }
-            let after = clibev_monotonic_ns()
-            #expect(earliest <= after)
-            #expect(latest >= before)
-            // 2 µs each side, the anchor's read (under 2 µs), 1/256 of the elapsed time each side.
-            #expect(latest - earliest <= 6_000 + (after - anchor) / 100)
-            #expect(!clock.isBefore(before, at: ticks))
-            #expect(clock.isBefore(latest + 1, at: ticks))
-            bounded += 1
-        }
-        // Only with a rate (where the kernel's clock counts the CPU's counter) does it answer;
-        // a read that was preempted gives no bounds until the next.
-        if !readWithRate { #expect(bounded == 0) }
-        if publishedAtStart, rate.nanosPerTick > 0 { #expect(bounded > 0) }  // published throughout
+        var audit = CycleClockAudit(rate: Self.measuredRate())
+        audit.run(rounds: 20_000)
+        #expect(audit.violations == [:])
+        #expect(audit.loosestBounds <= 0)
+        // Only with a rate (where the kernel's clock counts the CPU's counter) does it answer.
+        if audit.rate.nanosPerTick > 0 { #expect(audit.bounded > 0) }
+        var clock = CycleClock(rate: audit.rate)
+        _ = clock.read()
+        #expect(clock.upperBound(lateBy: 1_999) == nil)  // under the bound's own 2 µs margin
     }
 }
 
@@ -67,31 +45,21 @@ extension CycleClockTests {
         return rate
     }
 
-    @Test("its upper bound is never before the clock, and late by no more than the slack asked")
-    func upperBoundIsLateByAtMostTheSlack() {
+    @Test("an anchor whose clock read took long gives no upper bound that could exceed the slack")
+    func slowAnchorReadNarrowsTheUpperBound() throws {
         let rate = Self.measuredRate()
+        guard clibev_ticks_drive_monotonic() != 0 else { return }
+        try #require(rate.nanosPerTick > 0)
         var clock = CycleClock(rate: rate)
-        _ = clock.read()
-        // Whether a rate was published at a read (a bound extrapolates with the rate of the
-        // last read); a counter that jumps, as on a busy VM, may withdraw it in between.
-        var readWithRate = rate.nanosPerTick > 0
-        let publishedAtStart = readWithRate
-        var bounded = 0
-        for _ in 0..<20_000 {
-            let before = clibev_monotonic_ns()
-            guard let bound = clock.upperBound(lateBy: 4_000) else {
-                _ = clock.read()  // too old an anchor (or no rate): read, as the backend does
-                if rate.nanosPerTick > 0 { readWithRate = true }
-                continue
-            }
-            let after = clibev_monotonic_ns()
-            #expect(bound >= before)
-            #expect(bound <= after + 4_000)
-            bounded += 1
-        }
-        if !readWithRate { #expect(bounded == 0) }
-        if publishedAtStart, rate.nanosPerTick > 0 { #expect(bounded > 0) }  // published throughout
-        #expect(clock.upperBound(lateBy: 1_999) == nil)  // under the bound's own 2 µs margin
+        // A read that took 3 µs, the clock read at its end: the bound, extrapolated from the
+        // counter at its start, is 3 µs later than one from a quick read.
+        let ticks = CycleClock.ticks()
+        let nanos = clibev_monotonic_ns()
+        clock.anchor(nanos: nanos, ticksBefore: ticks - UInt64(3_000 / rate.nanosPerTick), ticksAfter: ticks)
+        let bound = clock.upperBound(lateBy: 4_000)
+        let after = clibev_monotonic_ns()
+        #expect(bound.map { $0 <= after + 4_000 } ?? true)
+        #expect(clock.upperBound(lateBy: 20_000) != nil)  // a slack that covers the read still has one
     }
 
     @Test("a rate is published once two measurements agree, and withdrawn when one disagrees or the counter goes back")
@@ -145,5 +113,35 @@ extension CycleClockTests {
         #expect(Int64(100).firstGridPoint(every: 10, after: 1_234) == 1_240)
         #expect(Int64.max.firstGridPoint(every: 10, after: 0) == .max)
         #expect(Int64(.max - 5).firstGridPoint(every: 10, after: .max - 1) == .max)
+    }
+}
+
+/// How long `make clock-soak` asks the soak to run, in seconds (nil: the soak is off).
+private let clockSoakSeconds = getenv("RUNLOOPKIT_CLOCK_SOAK_SECONDS").flatMap { Double(String(cString: $0)) }
+
+/// The soak of the counter's bounds: `make clock-soak` runs it for minutes, idle and with
+/// both cores busy, and it prints what it checked. Off unless `RUNLOOPKIT_CLOCK_SOAK_SECONDS`
+/// is set.
+@Suite("Soak: cycle clock", .enabled(if: clockSoakSeconds != nil))
+struct CycleClockSoak {
+
+    @Test("over minutes, no answer of the counter's bounds is contradicted by the clock")
+    func soak() {
+        let seconds = clockSoakSeconds ?? 0
+        var audit = CycleClockAudit(rate: CycleClockTests.measuredRate())
+        let end = clibev_monotonic_ns() + Int64(seconds * 1e9)
+        var rounds = 0
+        while clibev_monotonic_ns() < end {
+            audit.run(rounds: 10_000, pauses: true)
+            rounds += 10_000
+        }
+        print("""
+            cycle clock soak: \(seconds) s, \(rounds) questions, \(audit.bounded) with bounds; \
+            violations: \(audit.violations.isEmpty ? "none" : "\(audit.violations)"); \
+            widest bounds past their width: \(audit.loosestBounds) ns; \
+            latest upper bound past the slack: \(audit.latestUpperBound) ns
+            """)
+        #expect(audit.violations == [:])
+        #expect(audit.loosestBounds <= 0)
     }
 }

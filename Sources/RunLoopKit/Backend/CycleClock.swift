@@ -1,8 +1,8 @@
 internal import CLibev
 
-/// Bounds the monotonic clock without reading it: from the CPU's counter (`rdtsc`, 9 ns
-/// here, against 21 ns for `clock_gettime`), where the kernel computes its monotonic clock
-/// from that counter.
+/// Bounds the monotonic clock without reading it: from the CPU's counter (`rdtsc`, about
+/// half the cost of `clock_gettime`: Benchmarks/PROFILING.md), where the kernel computes
+/// its monotonic clock from that counter.
 ///
 /// Two callers need no more than bounds:
 /// - A repeating timer's next date is CF's "first `scheduled + k * interval` after now", now
@@ -27,7 +27,7 @@ struct CycleClock {
     private let rate: CycleRate
     private var anchorNanos: Int64 = 0
     private var anchorTicks: UInt64 = 0
-    /// How long the anchor's clock read took (ns).
+    /// How long the anchor's clock read took (ns): the reading belongs somewhere in it.
     private var anchorSpread = 0.0
     /// The rate when the anchor was taken (ns per tick), plus and minus 1/256; 0 for none.
     private var latestNanosPerTick = 0.0
@@ -47,12 +47,18 @@ struct CycleClock {
         let before = clibev_ticks()
         let nanos = clibev_monotonic_ns()
         let after = clibev_ticks()
-        (anchorNanos, anchorTicks) = (nanos, before)
         rate.observe(nanos: nanos, ticks: before)
+        anchor(nanos: nanos, ticksBefore: before, ticksAfter: after)
+        return nanos
+    }
+
+    /// Makes `nanos`, a clock reading taken while the counter went from `ticksBefore` to
+    /// `ticksAfter`, the anchor of later bounds, at the rate published now.
+    mutating func anchor(nanos: Int64, ticksBefore before: UInt64, ticksAfter after: UInt64) {
+        (anchorNanos, anchorTicks) = (nanos, before)
         let nanosPerTick = rate.nanosPerTick
         (latestNanosPerTick, earliestNanosPerTick) = (nanosPerTick * (1 + 1.0 / 256), nanosPerTick * (1 - 1.0 / 256))
         anchorSpread = after >= before ? Double(after - before) * nanosPerTick : .infinity
-        return nanos
     }
 
     /// The counter now, for the questions below: one reading can serve several.
@@ -90,13 +96,15 @@ struct CycleClock {
     /// An instant at or after the monotonic clock's reading now and at most `slack` ns after
     /// it; nil when the bound could be later than that (or there is none).
     ///
-    /// The bound, ``bounds(at:)``' latest, exceeds the clock by less than the margin plus
-    /// 1/200 of the time extrapolated (the rate's 1/256, its measurement's 1/4096, NTP's
-    /// 500 ppm).
+    /// The bound, ``bounds(at:)``' latest, exceeds the clock by less than the margin, plus
+    /// the anchor's read (the bound extrapolates from the counter read before it, the clock
+    /// may have read at its end), plus 1/200 of the time extrapolated (the rate's 1/256, its
+    /// measurement's 1/4096, NTP's 500 ppm).
     @inline(__always)
     func upperBound(lateBy slack: Int64) -> Int64? {
-        // `margin + latest / 200 <= slack`, multiplied out: no division on an add's path.
-        guard let latest = latestElapsed(at: clibev_ticks()), latest <= (Double(slack) - Self.margin) * 200 else {
+        // `margin + spread + latest / 200 <= slack`, multiplied out: no division on an add's path.
+        guard let latest = latestElapsed(at: clibev_ticks()),
+              latest <= (Double(slack) - Self.margin - anchorSpread) * 200 else {
             return nil
         }
         return anchorNanos &+ Int64(latest + Self.margin)
