@@ -4,7 +4,7 @@
 SWIFT ?= swift
 EV_HEADER ?= /usr/include/ev.h
 
-.PHONY: demo test build bench docs deps clean
+.PHONY: demo test build bench docs deps clean clock-soak
 
 # Installs libev-dev when its header is missing (root on Debian/Ubuntu; sudo if present).
 deps:
@@ -32,6 +32,12 @@ test: deps
 # run from the root, it writes BENCHMARKS.md and its charts here.
 bench: deps
 	$(SWIFT) run -c release --package-path Benchmarks loop-bench --write BENCHMARKS.md
+
+# The soak of the CPU counter's bounds of the clock: CLOCK_SOAK_SECONDS idle, then as long
+# with every core busy; prints what it checked and fails on any contradicted answer.
+CLOCK_SOAK_SECONDS ?= 120
+clock-soak: deps
+	scripts/clock-soak $(CLOCK_SOAK_SECONDS)
 
 # The DocC catalogues of both products, with every DocC warning an error.
 docs: deps
