@@ -245,9 +245,6 @@ final class LibevBackend: Backend, @unchecked Sendable {
 
     var watchesKernelEvents: Bool { true }
 
-    /// The process's main thread (recorded before `main` by the C shim).
-    static var mainThread: pthread_t { clibev_main_thread() }
-
     func watch(_ target: WatchTarget, token: Int) {
         let watcher: Watcher
         switch target {
