@@ -10,7 +10,7 @@ import Synchronization
 /// inside `dispatchMain()`, after which a later thread may get its value. A number from
 /// ``assign()`` is never given to another thread of the process.
 ///
-/// Core (``ThreadLoops``) keeps the per-thread record; this seam is the only place it reaches
+/// Core keeps the per-thread record (`ThreadLoops`); this seam is the only place it reaches
 /// the C shim for threads.
 enum ThreadIdentity {
     /// The main thread's number, known before the main thread first asks for it (so that
