@@ -366,11 +366,3 @@ public final class EVRunLoop: @unchecked Sendable {
     /// The loop's wall clock now (the virtual wall clock for a virtual loop).
     public var wallNow: Date { backend.wallNow() }
 }
-
-/// A mode as an operation on it touches it: whether it is ``EVRunLoop/Mode/common``, and
-/// the concrete modes' states.
-struct ResolvedMode {
-    let mode: EVRunLoop.Mode
-    let isCommon: Bool
-    let states: [ModeState]
-}
