@@ -91,11 +91,9 @@ final class LoopEngine {
     /// Called once by the facade's initializer, the engine being made before the facade.
     func attach(to loop: EVRunLoop) { facade = .passUnretained(loop) }
 
-    /// Timers and sources point back at the modes that hold them; clears those references
-    /// before the modes go (a timer's places name its modes unowned; each mode's queue
-    /// releases its timers when the mode state goes).
-    /// The loop (and with it this engine) is going away: see ``breakCycles()``. The link
-    /// references left in the stash go back to the signals.
+    /// The engine goes with its loop: the timers' and sources' references to its mode states
+    /// are cleared (``breakCycles()``), and the link references left in the stash go back
+    /// to the signals.
     deinit {
         breakCycles()
         if linkReferences > 0, signals.dropLinkReferences(linkReferences) { Unmanaged.passUnretained(signals).release() }
@@ -115,6 +113,11 @@ final class LoopEngine {
     /// Takes back a reference ``takeLinkReference()`` gave (a claim that lost its race).
     func returnLinkReference() { linkReferences += 1 }
 
+    /// Timers and sources point back at the mode states that hold them; clears those
+    /// references before the states go, and tells each timer's ``EVTimer/loopReleased``
+    /// hook. A timer's places name their states unowned (cleared so that none dangles: each
+    /// state's queue releases its timers when the state goes); a source's ``EVSource/modes``
+    /// holds them strongly (cleared so that the cycle ends).
     private func breakCycles() {
         let timers = modes.values.flatMap { $0.timers.allTimers }
         for timer in timers {

@@ -544,6 +544,3 @@ public final class EVTimer: @unchecked Sendable {
         }
     }
 }
-
-/// The parts of an ``EVTimer`` that few timers have, out of line so that a plain timer
-/// stays small: a label, a wall-clock alignment, a hook for its loop letting go of it.
