@@ -112,41 +112,41 @@ struct TimerOwnershipTests {
         for timer in timers { timer.invalidate() }
     }
 
-    /// A weak reference to a loop's shared signals, to see when they are freed.
-    final class WeakSignals: @unchecked Sendable {
+    /// A weak reference to a loop's shared state (``LoopShared``), to see when it is freed.
+    final class WeakShared: @unchecked Sendable {
         // Safe: written and read on the test's thread only.
-        weak var signals: LoopSignals?
+        weak var shared: LoopShared?
     }
 
-    @Test("a timer holds its loop's signals, not its loop: the loop can go first, and the signals go with the last timer")
-    func linkHoldsSignalsNotLoop() {
-        let weak = WeakSignals()
+    @Test("a timer holds its loop's shared state, not its loop: the loop can go first, and the shared state goes with the last timer")
+    func linkHoldsSharedNotLoop() {
+        let weak = WeakShared()
         let timer = EVTimer(fireAt: start + .seconds(1), interval: .seconds(1), repeats: true) { _ in }
         do {
             let other = EVRunLoop(clock: clock)
             other.add(timer, forMode: .default)
-            weak.signals = other.signals
+            weak.shared = other.shared
             #expect(timer.loop === other)
         }
-        #expect(timer.loop == nil)  // the loop is gone; its signals are not
-        #expect(weak.signals != nil)
+        #expect(timer.loop == nil)  // the loop is gone; its shared state is not
+        #expect(weak.shared != nil)
         #expect(timer.isValid)
         timer.invalidate()  // reaches no loop, and does not crash
         #expect(!timer.isValid)
         withExtendedLifetime(timer) {}
     }
 
-    @Test("the signals a timer held are freed with the timer")
-    func signalsFreedWithTimer() {
-        let weak = WeakSignals()
+    @Test("the shared state a timer held is freed with the timer")
+    func sharedFreedWithTimer() {
+        let weak = WeakShared()
         do {
             let other = EVRunLoop(clock: clock)
             let timer = EVTimer(fireAt: start + .seconds(1), interval: .seconds(1), repeats: true) { _ in }
             other.add(timer, forMode: .default)
-            weak.signals = other.signals
+            weak.shared = other.shared
             timer.invalidate()
         }
-        #expect(weak.signals == nil)
+        #expect(weak.shared == nil)
     }
 
     final class Handoff: @unchecked Sendable {
@@ -158,13 +158,13 @@ struct TimerOwnershipTests {
         init(loop: EVRunLoop?, timer: EVTimer) { (self.loop, self.timer) = (loop, timer) }
     }
 
-    @Test("a loop's signals outlive the loop while a timer claimed on its thread or another does, and no longer",
+    @Test("a loop's shared state outlives the loop while a timer claimed on its thread or another does, and no longer",
           arguments: [true, false])
-    func signalsLiveWhileLinked(loopGoesFirst: Bool) {
-        let weak = WeakSignals()
+    func sharedLiveWhileLinked(loopGoesFirst: Bool) {
+        let weak = WeakShared()
         var timers: [EVTimer] = []
         var loop: EVRunLoop? = EVRunLoop(clock: clock)
-        weak.signals = loop!.signals
+        weak.shared = loop!.shared
         for index in 0..<3_000 {  // past the engine's stash of 1,024 link references, twice
             let timer = EVTimer(fireAt: start + .seconds(1), interval: .seconds(1), repeats: true) { _ in }
             if index % 3 == 0 {
@@ -186,16 +186,16 @@ struct TimerOwnershipTests {
         }
         if loopGoesFirst {
             loop = nil
-            #expect(weak.signals != nil)
+            #expect(weak.shared != nil)
             timers.removeLast(2_999)
-            #expect(weak.signals != nil)
+            #expect(weak.shared != nil)
             timers = []
         } else {
             for timer in timers { timer.invalidate() }
             timers = []
-            #expect(weak.signals != nil)  // the loop holds them
+            #expect(weak.shared != nil)  // the loop holds it
             loop = nil
         }
-        #expect(weak.signals == nil)
+        #expect(weak.shared == nil)
     }
 }

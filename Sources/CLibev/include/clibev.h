@@ -44,7 +44,7 @@ int clibev_timerfd_arm(int fd, int64_t deadline_ns, int cancel_on_set);
 /// -2 if the realtime clock was set (ECANCELED), -1 with errno set otherwise.
 int clibev_timerfd_consume(int fd);
 
-/// Reads an eventfd's counter, resetting it. Returns 1 if it was signalled, 0 if not (EAGAIN),
+/// Reads an eventfd's counter, resetting it. Returns 1 if it was written, 0 if not (EAGAIN),
 /// -1 with errno set otherwise.
 int clibev_eventfd_consume(int fd);
 

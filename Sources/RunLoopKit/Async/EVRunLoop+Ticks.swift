@@ -139,7 +139,7 @@ extension EVRunLoop {
     /// The corresponding Apple API is `CADisplayLink`.
     public func frames(framesPerSecond: Double = 60) -> Ticks {
         Ticks(loop: self) { [self] channel in
-            let droppedBefore = LoopBound(0)
+            let droppedBefore = LoopBound(0, loop: self)
             let link = EVFrameTimer(framesPerSecond: framesPerSecond, label: "frames") { link in
                 let dropped = link.droppedFrames - droppedBefore.value
                 droppedBefore.value = link.droppedFrames
@@ -162,7 +162,7 @@ extension EVRunLoop {
         _ channel: LatestValueChannel<Tick>, interval: Int64,
         makeTimer: (@escaping @Sendable (EVTimer) -> Void) -> EVTimer
     ) -> @Sendable () -> Void {
-        let previous = LoopBound<Int64?>(nil)
+        let previous = LoopBound<Int64?>(nil, loop: self)
         let timer = makeTimer { timer in
             let scheduled = timer.fireInstant!.nanoseconds
             let missed = previous.value.map { Self.ticksMissed(from: $0, to: scheduled, interval: interval) } ?? 0
@@ -175,10 +175,41 @@ extension EVRunLoop {
     }
 }
 
-/// A value touched only by one timer's callouts, which run one at a time on its loop's thread.
+/// A value only its loop's thread may touch, checked on every access (SwiftNIO's
+/// `NIOLoopBound`): the state of one timer's callouts, which run one at a time there.
+///
+/// The check is a thread-local load and a compare per access: a tick's callout makes two,
+/// beside the channel's lock and the continuation it resumes. The engine's fire path never
+/// touches one.
 final class LoopBound<Value>: @unchecked Sendable {
-    // Safe: only the callouts of a single timer read and write `value`, and a timer's callouts
-    // run on its loop's thread, one after another.
-    var value: Value
-    init(_ value: Value) { self.value = value }
+    // Safe: `storage` is read and written only on the thread whose identity is `owner` (the
+    // loop's thread), which every access checks; making the box touches no value elsewhere.
+    private var storage: Value
+    /// The loop's thread (``EVRunLoop/owner``): the loop itself is not kept (a timer's
+    /// callout holds the box, and the loop holds the timer).
+    private let owner: UInt64
+
+    /// A box for `value`, which only `loop`'s thread may then read or write. Any thread.
+    init(_ value: Value, loop: EVRunLoop) {
+        storage = value
+        owner = loop.owner
+    }
+
+    /// The value. Loop thread only: another thread stops the program with a message.
+    var value: Value {
+        get {
+            checkThread()
+            return storage
+        }
+        set {
+            checkThread()
+            storage = newValue
+        }
+    }
+
+    @inline(__always)
+    private func checkThread() {
+        require(ThreadLoops.currentID == owner,
+                "RunLoopKit: a LoopBound value was touched off its loop's thread (owner \(owner), caller \(ThreadLoops.currentID))")
+    }
 }

@@ -245,9 +245,6 @@ final class LibevBackend: Backend, @unchecked Sendable {
 
     var watchesKernelEvents: Bool { true }
 
-    /// The process's main thread (recorded before `main` by the C shim).
-    static var mainThread: pthread_t { clibev_main_thread() }
-
     func watch(_ target: WatchTarget, token: Int) {
         let watcher: Watcher
         switch target {
@@ -387,7 +384,7 @@ enum MainDispatchQueue {
     static var handle: Int32 { _dispatch_get_main_queue_handle_4CF() }
 
     /// Reads the eventfd (CF's `__CFRunLoopServiceFileDescriptors` acknowledging the
-    /// wake-up); whether it had been signalled.
+    /// wake-up); whether it had been written.
     static func consumeWake(_ handle: Int32) -> Bool { clibev_eventfd_consume(handle) == 1 }
 
     /// Runs what the main queue holds (`_dispatch_main_queue_callback_4CF`). Main thread only.

@@ -8,7 +8,7 @@
 ///   libev callback) the eventfd is read and `_dispatch_main_queue_callback_4CF` runs the
 ///   queued work. That counts as a handled source.
 /// - Fairness: a pass that did not service the queue on the previous pass reads the
-///   eventfd before it would sleep, and if it was signalled skips the wait (and the
+///   eventfd before it would sleep, and if it was written skips the wait (and the
 ///   `beforeWaiting`/`afterWaiting` notifications) to service the queue at once.
 /// - Such a mode is never empty: ``EVRunLoop/run(mode:for:returnAfterSourceHandled:)`` keeps
 ///   going until its deadline or a stop, as CF's `__CFRunLoopModeIsEmpty` says.
@@ -63,8 +63,8 @@ extension LoopEngine {
         return port.isServiced && !port.servicedLastPass && MainDispatchQueue.consumeWake(mainQueue.handle)
     }
 
-    /// After the wait: services the queue if its eventfd was signalled (or was found
-    /// signalled before the wait, `polled`). Returns whether it did: a handled source.
+    /// After the wait: services the queue if its eventfd was written (or was found
+    /// written before the wait, `polled`). Returns whether it did: a handled source.
     func serviceMainQueue(_ port: inout MainQueuePort, polled: Bool) -> Bool {
         let ready = mainQueue.isReady
         mainQueue.isReady = false

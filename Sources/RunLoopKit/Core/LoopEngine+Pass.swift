@@ -17,14 +17,14 @@ extension LoopEngine {
         // CF's per-run data: each run starts unstopped and heeding wakes; the enclosing run's
         // flags come back when this one returns (`__CFRunLoopPushPerRunData` / `PopPerRunData`).
         let enclosingStop = takeStop()
-        let enclosingIgnoresWakes = signals.ignoreWakeUps.exchange(false, ordering: .acquiringAndReleasing)
-        signals.activeRuns.add(1, ordering: .releasing)
+        let enclosingIgnoresWakes = shared.ignoreWakeUps.exchange(false, ordering: .acquiringAndReleasing)
+        shared.activeRuns.add(1, ordering: .releasing)
         defer {
-            signals.activeRuns.subtract(1, ordering: .releasing)
-            if enclosingStop || signals.stopRequested.load(ordering: .relaxed) {
-                signals.stopRequested.store(enclosingStop, ordering: .releasing)
+            shared.activeRuns.subtract(1, ordering: .releasing)
+            if enclosingStop || shared.stopRequested.load(ordering: .relaxed) {
+                shared.stopRequested.store(enclosingStop, ordering: .releasing)
             }
-            signals.ignoreWakeUps.store(enclosingIgnoresWakes, ordering: .releasing)
+            shared.ignoreWakeUps.store(enclosingIgnoresWakes, ordering: .releasing)
             runStack.removeLast()
             thread.running.removeLast()
             if let outer = runStack.last { armDescriptors(for: outer) }
@@ -78,7 +78,7 @@ extension LoopEngine {
             if waited { wait(in: state, until: deadline, polling: poll || hasRunnableJobs(state)) }
             // CF's `__CFRunLoopSetIgnoreWakeUps`: the loop is awake and will check its inbox,
             // sources and timers before it sleeps again, so wakes until the next pass are dropped.
-            signals.ignoreWakeUps.store(true, ordering: .releasing)
+            shared.ignoreWakeUps.store(true, ordering: .releasing)
             drainInbox()
             markWake(deadline: waited ? backend.expiredDeadline : nil)
             if !poll { notify(.afterWaiting, state) }
@@ -105,11 +105,11 @@ extension LoopEngine {
         } else {
             stats.wakeups += 1
             backend.wait(planWait(state, until: Instant(nanoseconds: deadline)), events: self)
-            signals.plannedWake.store(.min, ordering: .relaxed)
+            shared.plannedWake.store(.min, ordering: .relaxed)
         }
     }
 
-    /// The coming wait, its latest end published in `signals.plannedWake` so that another thread
+    /// The coming wait, its latest end published in `shared.plannedWake` so that another thread
     /// adding a timer wakes the loop only when the timer must fire before that window ends.
     /// Tasks that arrived after the pass drained its inbox are taken first; the fence pairs
     /// with the one in `enqueue(_:wakingIfSleepingPast:)`.
@@ -120,9 +120,9 @@ extension LoopEngine {
             timers.latest = min(timers.latest, deadline)
             let wait: Wait = timers.served < deadline ? .until(timers)
                 : deadline == .distantFuture ? .forever : .until(.at(deadline))
-            signals.plannedWake.store(wait.latestNanoseconds, ordering: .relaxed)
+            shared.plannedWake.store(wait.latestNanoseconds, ordering: .relaxed)
             atomicMemoryFence(ordering: .sequentiallyConsistent)
-            if !signals.inboxPending.load(ordering: .relaxed) { return wait }
+            if !shared.inboxPending.load(ordering: .relaxed) { return wait }
         }
     }
 
@@ -135,15 +135,15 @@ extension LoopEngine {
     /// later in this pass anyway; a stop would only be checked after the wait, so its dropped
     /// wake is sent again now, as if the stop had come just after this point.
     private func heedWakeUps() {
-        signals.ignoreWakeUps.store(false, ordering: .relaxed)
+        shared.ignoreWakeUps.store(false, ordering: .relaxed)
         atomicMemoryFence(ordering: .sequentiallyConsistent)
-        if signals.stopRequested.load(ordering: .relaxed) { backend.wakeUp() }
+        if shared.stopRequested.load(ordering: .relaxed) { backend.wakeUp() }
     }
 
     /// Consumes a pending ``stop()``: a plain load first, so a pass without one costs no
     /// read-modify-write.
     private func takeStop() -> Bool {
-        signals.stopRequested.load(ordering: .relaxed) && signals.stopRequested.exchange(false, ordering: .acquiringAndReleasing)
+        shared.stopRequested.load(ordering: .relaxed) && shared.stopRequested.exchange(false, ordering: .acquiringAndReleasing)
     }
 
     /// CF's `__CFRunLoopModeIsEmpty`: no timers, no sources, no block queued for the mode,

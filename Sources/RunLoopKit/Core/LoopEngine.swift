@@ -29,7 +29,7 @@ final class LoopEngine {
     var loop: EVRunLoop { facade.unsafelyUnwrapped.takeUnretainedValue() }
     let backend: any Backend
     /// What other threads hand over (shared with the facade).
-    let signals: LoopSignals
+    let shared: LoopShared
     /// Whether this is ``EVRunLoop/main``'s engine, which services libdispatch's main queue.
     let isMainLoop: Bool
 
@@ -81,9 +81,9 @@ final class LoopEngine {
     /// Records every activity and callout of this loop while set (``EVRunLoop/trace``).
     @exclusivity(unchecked) var trace: Trace?
 
-    init(backend: any Backend, signals: LoopSignals, isMainLoop: Bool) {
+    init(backend: any Backend, shared: LoopShared, isMainLoop: Bool) {
         self.backend = backend
-        self.signals = signals
+        self.shared = shared
         self.isMainLoop = isMainLoop
         modes[.default] = ModeState(mode: .default, engine: self)
     }
@@ -91,22 +91,20 @@ final class LoopEngine {
     /// Called once by the facade's initializer, the engine being made before the facade.
     func attach(to loop: EVRunLoop) { facade = .passUnretained(loop) }
 
-    /// Timers and sources point back at the modes that hold them; clears those references
-    /// before the modes go (a timer's places name its modes unowned; each mode's queue
-    /// releases its timers when the mode state goes).
-    /// The loop (and with it this engine) is going away: see ``breakCycles()``. The link
-    /// references left in the stash go back to the signals.
+    /// The engine goes with its loop: the timers' and sources' references to its mode states
+    /// are cleared (``breakCycles()``), and the link references left in the stash go back
+    /// to the shared state.
     deinit {
         breakCycles()
-        if linkReferences > 0, signals.dropLinkReferences(linkReferences) { Unmanaged.passUnretained(signals).release() }
+        if linkReferences > 0, shared.dropLinkReferences(linkReferences) { Unmanaged.passUnretained(shared).release() }
     }
 
-    /// Hands out one link reference (``LoopSignals/addLinkReferences(_:)``) for a timer or
+    /// Hands out one link reference (``LoopShared/addLinkReferences(_:)``) for a timer or
     /// source this loop claims on its thread: from a stash, refilled 1,024 at a time, so that
     /// a claim costs no atomic operation.
     func takeLinkReference() {
         if linkReferences == 0 {
-            signals.addLinkReferences(1_024)
+            shared.addLinkReferences(1_024)
             linkReferences = 1_024
         }
         linkReferences -= 1
@@ -115,6 +113,11 @@ final class LoopEngine {
     /// Takes back a reference ``takeLinkReference()`` gave (a claim that lost its race).
     func returnLinkReference() { linkReferences += 1 }
 
+    /// Timers and sources point back at the mode states that hold them; clears those
+    /// references before the states go, and tells each timer's ``EVTimer/loopReleased``
+    /// hook. A timer's places name their states unowned (cleared so that none dangles: each
+    /// state's queue releases its timers when the state goes); a source's ``EVSource/modes``
+    /// holds them strongly (cleared so that the cycle ends).
     private func breakCycles() {
         let timers = modes.values.flatMap { $0.timers.allTimers }
         for timer in timers {
@@ -202,9 +205,9 @@ extension LoopEngine {
 
     /// Takes what other threads handed over: blocks join the queue, tasks run now.
     func drainInbox() {
-        guard signals.inboxPending.load(ordering: .acquiring) else { return }
-        let taken = signals.inbox.withLock { inbox in
-            signals.inboxPending.store(false, ordering: .relaxed)
+        guard shared.inboxPending.load(ordering: .acquiring) else { return }
+        let taken = shared.inbox.withLock { inbox in
+            shared.inboxPending.store(false, ordering: .relaxed)
             defer { inbox = Inbox(isClosed: inbox.isClosed) }
             return inbox
         }

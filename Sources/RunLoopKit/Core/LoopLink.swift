@@ -4,27 +4,27 @@ import Synchronization
 /// and an invalidate on different threads are ordered (CF guards the same pair with the
 /// timer's or source's own lock).
 ///
-/// One atomic word, no lock: the address of the owning loop's ``LoopSignals`` (0 before the
-/// first add; stored once, with a link reference counted by the signals and dropped in the
-/// link's `deinit`: see ``LoopSignals/addLinkReferences(_:)``), with bit 0
+/// One atomic word, no lock: the address of the owning loop's ``LoopShared`` (0 before the
+/// first add; stored once, with a link reference counted by the shared state and dropped in the
+/// link's `deinit`: see ``LoopShared/addLinkReferences(_:)``), with bit 0
 /// set once invalidated (an object's address has its low bits clear). ``claim(for:engine:)``
 /// changes the word with one read-modify-write, and so does an invalidate of an unclaimed
 /// word; once claimed, the word can only gain the invalid bit, which a timer's invalidate
 /// sets with a plain store (see ``invalidate(from:)``). Each invalidate is thus ordered with
 /// each claim:
 ///
-/// - ``claim(for:engine:)`` (in `add`, on the calling thread) swaps 0 for the loop's signals. If
+/// - ``claim(for:engine:)`` (in `add`, on the calling thread) swaps 0 for the loop's shared state. If
 ///   the word was invalid by then, the claim fails, and the invalidate (which came first)
-///   removes nothing, nor needs to; if it held another loop's signals, the object belongs to
+///   removes nothing, nor needs to; if it held another loop's shared state, the object belongs to
 ///   that loop (two adds to two loops cannot both succeed: one swap wins).
-/// - an invalidate sets bit 0. If a loop's signals were stored before it, it sees them and
+/// - an invalidate sets bit 0. If a loop's shared state was stored before it, it sees it and
 ///   so the loop, which removes the object (an add still in the loop's inbox finds it
 ///   invalid and does nothing).
 ///
-/// The link keeps the loop's `LoopSignals` alive, not the loop: forming a `weak`
-/// reference per timer cost about 70 instructions per add; the signals' one weak reference
-/// to its loop (``LoopSignals/loop``) answers "is the loop still there", and the signals
-/// know the loop's thread (``LoopSignals/owner``).
+/// The link keeps the loop's `LoopShared` alive, not the loop: forming a `weak`
+/// reference per timer cost about 70 instructions per add; the shared state's one weak
+/// reference to its loop (``LoopShared/loop``) answers "is the loop still there", and it
+/// knows the loop's thread (``LoopShared/owner``).
 struct LoopLink: ~Copyable, Sendable {
     /// The outcome of ``claim(for:engine:)``.
     enum Claim {
@@ -35,7 +35,7 @@ struct LoopLink: ~Copyable, Sendable {
         case invalidated, otherLoop
     }
 
-    /// The owning loop's signals' address (kept alive by the link's reference), and the
+    /// The address of the owning loop's shared state (kept alive by the link's reference), and the
     /// invalid bit.
     /// (`AtomicLazyReference` could hold the address, but its generic calls are not
     /// inlined here: 60 more instructions per add.)
@@ -43,7 +43,7 @@ struct LoopLink: ~Copyable, Sendable {
     private static let invalidBit: UInt = 1
 
     deinit {
-        guard let stored = Self.signals(in: word.load(ordering: .acquiring)) else { return }
+        guard let stored = Self.shared(in: word.load(ordering: .acquiring)) else { return }
         if stored._withUnsafeGuaranteedRef({ $0.dropLinkReferences(1) }) { stored.release() }
     }
 
@@ -51,11 +51,11 @@ struct LoopLink: ~Copyable, Sendable {
 
     /// The loop this belongs to; nil before the first add, or once that loop is gone.
     var loop: EVRunLoop? {
-        Self.signals(in: word.load(ordering: .acquiring))?.takeUnretainedValue().loop
+        Self.shared(in: word.load(ordering: .acquiring))?.takeUnretainedValue().loop
     }
 
-    /// The signals whose address `word` holds (nil for none).
-    private static func signals(in word: UInt) -> Unmanaged<LoopSignals>? {
+    /// The shared state whose address `word` holds (nil for none).
+    private static func shared(in word: UInt) -> Unmanaged<LoopShared>? {
         UnsafeRawPointer(bitPattern: word & ~invalidBit).map { Unmanaged.fromOpaque($0) }
     }
 
@@ -64,23 +64,23 @@ struct LoopLink: ~Copyable, Sendable {
     /// `engine`: the loop's engine when the caller runs on the loop's thread, which hands
     /// out the link's reference from its stash; nil on other threads. (Both unmanaged: as
     /// references, the two cost a retain and a release each per add.)
-    func claim(for signals: Unmanaged<LoopSignals>, engine: Unmanaged<LoopEngine>?) -> Claim {
-        let mine = UInt(bitPattern: signals.toOpaque())
+    func claim(for shared: Unmanaged<LoopShared>, engine: Unmanaged<LoopEngine>?) -> Claim {
+        let mine = UInt(bitPattern: shared.toOpaque())
         let current = word.load(ordering: .acquiring)
         guard current == 0 else { return Self.claim(found: current, mine: mine) }
         // The link's reference, taken before the address is published.
         if let engine {
             engine._withUnsafeGuaranteedRef { $0.takeLinkReference() }
         } else {
-            signals._withUnsafeGuaranteedRef { $0.addLinkReferences(1) }
+            shared._withUnsafeGuaranteedRef { $0.addLinkReferences(1) }
         }
         let (exchanged, found) = word.compareExchange(expected: 0, desired: mine, ordering: .acquiringAndReleasing)
         if exchanged { return .claimed(isFirst: true) }
         // An invalidate or another claim came first: give the reference back.
         if let engine {
             engine._withUnsafeGuaranteedRef { $0.returnLinkReference() }
-        } else if signals._withUnsafeGuaranteedRef({ $0.dropLinkReferences(1) }) {
-            signals.release()
+        } else if shared._withUnsafeGuaranteedRef({ $0.dropLinkReferences(1) }) {
+            shared.release()
         }
         return Self.claim(found: found, mine: mine)
     }
@@ -114,17 +114,17 @@ struct LoopLink: ~Copyable, Sendable {
     func invalidate(from thread: () -> UInt64) -> Invalidation {
         let current = word.load(ordering: .acquiring)
         guard current & Self.invalidBit == 0 else { return .unchanged }
-        let signals: Unmanaged<LoopSignals>
-        if let claimed = Self.signals(in: current) {
+        let shared: Unmanaged<LoopShared>
+        if let claimed = Self.shared(in: current) {
             word.store(current | Self.invalidBit, ordering: .releasing)
-            signals = claimed
+            shared = claimed
         } else {
             let old = word.bitwiseOr(Self.invalidBit, ordering: .acquiringAndReleasing).oldValue
             guard old & Self.invalidBit == 0 else { return .unchanged }
-            guard let claimed = Self.signals(in: old) else { return .elsewhere(nil) }
-            signals = claimed
+            guard let claimed = Self.shared(in: old) else { return .elsewhere(nil) }
+            shared = claimed
         }
-        return signals._withUnsafeGuaranteedRef { $0.owner == thread() ? .onOwnerThread : .elsewhere($0.loop) }
+        return shared._withUnsafeGuaranteedRef { $0.owner == thread() ? .onOwnerThread : .elsewhere($0.loop) }
     }
 
     /// Marks it invalid. Returns false if it already was; otherwise true and the loop it
@@ -134,6 +134,6 @@ struct LoopLink: ~Copyable, Sendable {
     func invalidate() -> (changed: Bool, loop: EVRunLoop?) {
         let old = word.bitwiseOr(Self.invalidBit, ordering: .acquiringAndReleasing).oldValue
         guard old & Self.invalidBit == 0 else { return (false, nil) }
-        return (true, Self.signals(in: old)?.takeUnretainedValue().loop)
+        return (true, Self.shared(in: old)?.takeUnretainedValue().loop)
     }
 }

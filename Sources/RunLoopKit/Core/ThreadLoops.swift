@@ -1,6 +1,4 @@
-internal import CLibev
 import Glibc
-import Synchronization
 
 /// The loops of one thread: the thread's own loop, created on first use, and the stack of
 /// loops running on it (so that `EVRunLoop.current` inside a callout is the loop that
@@ -13,8 +11,8 @@ import Synchronization
 /// The corresponding CF mechanism is `__CFRunLoops` plus the thread-specific slot that
 /// `CFRunLoopGetCurrent` reads.
 final class ThreadLoops {
-    /// This thread's identity: ``mainThreadID`` on the main thread, otherwise a number no
-    /// other thread of the process ever had.
+    /// This thread's identity (``ThreadIdentity/assign()``): ``mainThreadID`` on the main
+    /// thread, otherwise a number no other thread of the process ever had.
     let id: UInt64
     var own: EVRunLoop?
     /// Unretained: a loop is alive while it runs (its caller holds it). Touched only by its
@@ -25,13 +23,9 @@ final class ThreadLoops {
 
     /// The main thread's identity, known before the main thread first asks for it (so that
     /// ``EVRunLoop/main`` can be created on any thread).
-    static let mainThreadID: UInt64 = 1
-    private static let lastID = Atomic<UInt64>(mainThreadID)
+    static var mainThreadID: UInt64 { ThreadIdentity.main }
 
-    private init() {
-        id = pthread_equal(pthread_self(), LibevBackend.mainThread) != 0
-            ? Self.mainThreadID : Self.lastID.add(1, ordering: .relaxed).newValue
-    }
+    private init() { id = ThreadIdentity.assign() }
 
     /// This thread's record, created on first use and released when the thread exits.
     static var current: ThreadLoops {
@@ -40,16 +34,16 @@ final class ThreadLoops {
         }
         let record = ThreadLoops()
         pthread_setspecific(key, Unmanaged.passRetained(record).toOpaque())
-        clibev_set_thread_id(record.id)
+        ThreadIdentity.cache(record.id)
         return record
     }
 
-    /// The calling thread's identity: the record's ``id``, cached in a C thread-local
-    /// variable (one load, where `pthread_getspecific` is a call of 3 ns in an add and in an
-    /// invalidate), and the record made on first use.
+    /// The calling thread's identity: the record's ``id``, cached in a thread-local variable
+    /// (``ThreadIdentity/cached``: one load, where `pthread_getspecific` is a call of 3 ns in
+    /// an add and in an invalidate), and the record made on first use.
     @inline(__always)
     static var currentID: UInt64 {
-        let cached = clibev_thread_id()
+        let cached = ThreadIdentity.cached
         return cached != 0 ? cached : firstID()
     }
 
@@ -71,7 +65,7 @@ final class ThreadLoops {
             guard let raw else { return }
             // The slot reads nil from here on (POSIX clears it before this call): so does
             // the cached identity, and a later call on this thread gets a new record.
-            clibev_set_thread_id(0)
+            ThreadIdentity.cache(0)
             let record = Unmanaged<ThreadLoops>.fromOpaque(raw).takeRetainedValue()
             // Work queued to the thread's loops can never run: let it go, so that it does
             // not keep them alive.

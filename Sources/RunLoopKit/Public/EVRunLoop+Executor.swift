@@ -65,9 +65,9 @@ extension EVRunLoop: SerialExecutor, TaskExecutor {
         if isOwnerThread {
             engine.jobs.append(queued)
         } else {
-            signals.inbox.withLock {
+            shared.inbox.withLock {
                 $0.jobs.append(queued)
-                signals.inboxPending.store(true, ordering: .releasing)
+                shared.inboxPending.store(true, ordering: .releasing)
             }
             backend.wakeUp()
         }

@@ -28,7 +28,7 @@ import Synchronization
 public final class EVRunLoop: @unchecked Sendable {
     // Safe to share: `engine`, which holds all loop-thread state, is touched only on `owner`
     // (checked by `isOwnerThread` at every public entry point; other threads hand it tasks
-    // through `signals.inbox`); the rest is immutable, or `Sendable` (`signals`).
+    // through `shared.inbox`); the rest is immutable, or `Sendable` (`shared`).
 
     let backend: any Backend
     /// The owning thread's ``ThreadLoops/id``: never reused, unlike a `pthread_t`.
@@ -41,7 +41,7 @@ public final class EVRunLoop: @unchecked Sendable {
     let actorExecutor = LoopActorExecutor()
 
     /// What other threads hand to the loop: its inbox, stop request and wake flags.
-    let signals: LoopSignals
+    let shared: LoopShared
 
     /// Records every activity and callout of this loop while set. Loop thread only.
     public var trace: Trace? {
@@ -53,16 +53,16 @@ public final class EVRunLoop: @unchecked Sendable {
         self.backend = backend
         self.owner = owner
         self.isMainLoop = isMainLoop
-        signals = LoopSignals(owner: owner)
-        engine = LoopEngine(backend: backend, signals: signals, isMainLoop: isMainLoop)
+        shared = LoopShared(owner: owner)
+        engine = LoopEngine(backend: backend, shared: shared, isMainLoop: isMainLoop)
         engine.attach(to: self)
-        signals.attach(to: self)
+        shared.attach(to: self)
         actorExecutor.loop = self
     }
 
     /// Work other threads handed over that the loop never ran can run no more: it goes with
     /// the loop. (A timer's add from another thread, left in the inbox, holds the timer,
-    /// whose link keeps the signals, which hold the inbox: kept, it would never be freed.)
+    /// whose link keeps the shared state, which holds the inbox: kept, it would never be freed.)
     deinit { withExtendedLifetime(closeInbox()) {} }  // released here, outside the lock
 
     /// Called on the owner thread as it exits (by ``ThreadLoops``): the loop can never run
@@ -79,7 +79,7 @@ public final class EVRunLoop: @unchecked Sendable {
     /// Empties the inbox for good (later work is dropped) and returns what it held, for the
     /// caller to release outside the lock.
     private func closeInbox() -> Inbox {
-        signals.inbox.withLock { inbox in
+        shared.inbox.withLock { inbox in
             defer { inbox = Inbox(isClosed: true) }
             return inbox
         }
@@ -237,15 +237,15 @@ public final class EVRunLoop: @unchecked Sendable {
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopStop`.
     public func stop() {
-        guard signals.activeRuns.load(ordering: .acquiring) > 0 else { return }
-        signals.stopRequested.store(true, ordering: .releasing)
+        guard shared.activeRuns.load(ordering: .acquiring) > 0 else { return }
+        shared.stopRequested.store(true, ordering: .releasing)
         wakeUp()
     }
 
     /// Whether a ``stop()`` is pending: requested and not yet seen by a run.
     ///
     /// CF keeps this as the private `_stopped` flag read by `__CFRunLoopIsStopped`.
-    public var isStopRequested: Bool { signals.stopRequested.load(ordering: .acquiring) }
+    public var isStopRequested: Bool { shared.stopRequested.load(ordering: .acquiring) }
 
     /// Ends the loop's current wait early, or its next one at once when sent while the pass
     /// before that wait runs. As in CF, a wake sent from the end of a wait to the start of the
@@ -259,7 +259,7 @@ public final class EVRunLoop: @unchecked Sendable {
         // Pairs with the fence after the loop clears the flag (`heedWakeUps()`): either this
         // call sees the flag clear, or the loop sees what the caller did before calling.
         atomicMemoryFence(ordering: .sequentiallyConsistent)
-        guard !signals.ignoreWakeUps.load(ordering: .relaxed) else { return }
+        guard !shared.ignoreWakeUps.load(ordering: .relaxed) else { return }
         backend.wakeUp()
     }
 
@@ -284,10 +284,10 @@ public final class EVRunLoop: @unchecked Sendable {
         if isOwnerThread {
             engine.blocks.append(queued)
         } else {
-            let accepted = signals.inbox.withLock { inbox in
+            let accepted = shared.inbox.withLock { inbox in
                 guard !inbox.isClosed else { return false }
                 inbox.blocks.append(queued)
-                signals.inboxPending.store(true, ordering: .releasing)
+                shared.inboxPending.store(true, ordering: .releasing)
                 return true
             }
             if accepted { wakeUp() }
@@ -309,16 +309,16 @@ public final class EVRunLoop: @unchecked Sendable {
         // Pairs with the fence in the pass's `planWait`: either the loop sees this task before
         // it sleeps, or this sees the wait it planned.
         atomicMemoryFence(ordering: .sequentiallyConsistent)
-        let planned = signals.plannedWake.load(ordering: .relaxed)
+        let planned = shared.plannedWake.load(ordering: .relaxed)
         if latest < planned { wakeUp() }
     }
 
     /// Hands `task` to the inbox; false if the loop's thread has exited.
     private func pushTask(_ task: @escaping @Sendable (LoopEngine) -> Void) -> Bool {
-        signals.inbox.withLock { inbox in
+        shared.inbox.withLock { inbox in
             guard !inbox.isClosed else { return false }
             inbox.tasks.append(task)
-            signals.inboxPending.store(true, ordering: .releasing)
+            shared.inboxPending.store(true, ordering: .releasing)
             return true
         }
     }
@@ -365,12 +365,4 @@ public final class EVRunLoop: @unchecked Sendable {
 
     /// The loop's wall clock now (the virtual wall clock for a virtual loop).
     public var wallNow: Date { backend.wallNow() }
-}
-
-/// A mode as an operation on it touches it: whether it is ``EVRunLoop/Mode/common``, and
-/// the concrete modes' states.
-struct ResolvedMode {
-    let mode: EVRunLoop.Mode
-    let isCommon: Bool
-    let states: [ModeState]
 }

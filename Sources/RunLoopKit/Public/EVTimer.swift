@@ -34,21 +34,14 @@ public final class EVTimer: @unchecked Sendable {
     // `link` (validity and loop) and `extrasAddress` (set once) are atomic; `block` and the
     // constants never change.
 
-    /// How the first fire date is given; resolved on the loop's clock when first added.
-    enum Start {
-        case afterInterval(Int64)
-        case at(Date)
-        case instant(Int64)
-        /// The first multiple of the interval on the loop's monotonic clock after now.
-        case monotonicGrid
-        case resolved
-    }
-
     // Stored properties are declared in an order that packs them, those an invalidate
     // touches first (within 40 bytes of the header: one cache line, or two), then the rest
     // a fire reads; what few timers use (a label, wall-clock alignment, a release hook, a
     // tolerance, modes after the first) sits out of line in ``TimerExtras``: 88 bytes per
-    // timer (a 96-byte malloc block).
+    // timer (a 96-byte malloc block). Most of them are the engine's schedule: a class's
+    // stored properties cannot be declared in an extension, so they are here, and the
+    // engine reads and writes them through `Core/EVTimer+Engine.swift` (the start and its
+    // kind, the bits, the fire instant, the extras) and `Core/TimerPlaces.swift` (places).
 
     /// Validity and the loop the timer belongs to, changed together (a timer serves one loop
     /// only, as in CF).
@@ -62,31 +55,17 @@ public final class EVTimer: @unchecked Sendable {
     /// (bits 4–6) in one byte, so the timer's small fields fit after `firstPlace`. Written
     /// on the loop's thread (or the creating thread, before the add); relaxed atomics, plain
     /// moves, for the one read from elsewhere (see ``fireNanos``).
-    private let bitsStorage = Atomic<UInt8>(0)
-    private var bits: UInt8 {
-        get { bitsStorage.load(ordering: .relaxed) }
-        set { bitsStorage.store(newValue, ordering: .relaxed) }
-    }
+    let bitsStorage = Atomic<UInt8>(0)
     /// Whether the timer fires again every interval (a constant of its own, read anywhere).
     let repeats: Bool
     /// Queue releases left to the firing pass that holds the timer (see ``heldByPass``).
     @exclusivity(unchecked) var releasesAfterFiring: UInt16 = 0
     /// The address of the timer's ``TimerExtras`` (retained, released in `deinit`); 0 while
     /// it has none. Set once, atomically: other threads read the label through it.
-    private let extrasAddress: Atomic<UInt>
-    /// The next fire instant once resolved; before that, the payload of ``start``.
-    ///
-    /// Written on the loop's thread (or the creating thread, before the add). The first
-    /// add from another thread reads ``start`` after its claim, to tell whether to wake the
-    /// loop; an add of the same timer on the loop's thread may resolve it at that moment.
-    /// Relaxed atomic accesses (plain moves, as before) make that read defined: it may see
-    /// the start half resolved, which only makes the wake estimate wrong, and the loop's own
-    /// add queued the timer already.
-    private let fireNanosStorage = Atomic<Int64>(0)
-    var fireNanos: Int64 {
-        get { fireNanosStorage.load(ordering: .relaxed) }
-        set { fireNanosStorage.store(newValue, ordering: .relaxed) }
-    }
+    let extrasAddress: Atomic<UInt>
+    /// ``fireNanos``: the next fire instant once resolved; before that, the payload of
+    /// ``start``.
+    let fireNanosStorage = Atomic<Int64>(0)
     let intervalNanos: Int64
     let block: @Sendable (EVTimer) -> Void
     /// Tie-breaker for equal fire dates: creation order.
@@ -96,101 +75,8 @@ public final class EVTimer: @unchecked Sendable {
         if let extras = Self.extras(at: extrasAddress.load(ordering: .acquiring)) { extras.release() }
     }
 
-    private static func extras(at address: UInt) -> Unmanaged<TimerExtras>? {
-        UnsafeRawPointer(bitPattern: address).map { Unmanaged.fromOpaque($0) }
-    }
-
-    /// Calls `body` with the timer's extras, if it has any, without reference counting.
-    @inline(__always)
-    func withExtras<Result>(_ body: (TimerExtras) -> Result) -> Result? {
-        Self.extras(at: extrasAddress.load(ordering: .acquiring))?._withUnsafeGuaranteedRef(body)
-    }
-
-    /// The timer's extras, made now if it has none. Where the schedule may be written only.
-    var madeExtras: Unmanaged<TimerExtras> {
-        if let extras = Self.extras(at: extrasAddress.load(ordering: .acquiring)) { return extras }
-        let made = Unmanaged.passRetained(
-            TimerExtras(label: nil, alignmentOffsetNanos: nil, loopReleased: nil, toleranceNanos: 0))
-        let (exchanged, found) = extrasAddress.compareExchange(
-            expected: 0, desired: UInt(bitPattern: made.toOpaque()), ordering: .acquiringAndReleasing)
-        if exchanged { return made }
-        made.release()  // another thread's, made first (a misuse of the schedule, but no leak)
-        return Self.extras(at: found)!
-    }
-
-    /// How late the timer may fire (ns); 0 for most timers, which then have no extras.
-    var toleranceNanos: Int64 {
-        get { withExtras { $0.toleranceNanos } ?? 0 }
-        set {
-            guard newValue != 0 || extrasAddress.load(ordering: .acquiring) != 0 else { return }
-            madeExtras._withUnsafeGuaranteedRef { $0.toleranceNanos = newValue }
-        }
-    }
-    /// The end of the tolerance; a fire date at the end of the clock stays there ("never").
-    var latestNanos: Int64 { fireNanos.saturatingAdd(toleranceNanos) }
-    /// A name for traces (``EVRunLoop/Trace``); nil shows as `"timer"`.
-    public var label: String? { withExtras { $0.label } ?? nil }
-    /// For wall-clock aligned timers: the grid offset in ns; nil for ordinary timers.
-    var alignmentOffsetNanos: Int64? { withExtras { $0.alignmentOffsetNanos } ?? nil }
-    /// Called when the timer's loop lets go of it for good (the loop is released, or its
-    /// thread exited).
-    var loopReleased: (@Sendable () -> Void)? { withExtras { $0.loopReleased } ?? nil }
     /// The loop this timer was added to.
     var loop: EVRunLoop? { link.loop }
-
-    /// Whether the timer's callout is on the stack. Loop thread only.
-    var isFiring: Bool {
-        get { bits & Self.firingBit != 0 }
-        set { setBit(Self.firingBit, newValue) }
-    }
-    /// Whether ``fireDate`` was set during the timer's own callout: the date set is kept
-    /// instead of the next interval (CF's `oldFireTSR < _fireTSR` test). Loop thread only.
-    var fireDateSetInCallout: Bool {
-        get { bits & Self.dateSetBit != 0 }
-        set { setBit(Self.dateSetBit, newValue) }
-    }
-    /// Whether a firing pass holds the timer unretained (from before its callout until the
-    /// pass is done with it); the queues' releases meanwhile wait, counted in
-    /// ``releasesAfterFiring``. Loop thread only.
-    var heldByPass: Bool {
-        get { bits & Self.heldBit != 0 }
-        set { setBit(Self.heldBit, newValue) }
-    }
-    /// Which case ``start`` is (its payload is in ``fireNanos``).
-    private var startKind: StartKind {
-        get { StartKind(rawValue: bits >> 4) ?? .resolved }
-        set { bits = bits & 0x0F | newValue.rawValue << 4 }
-    }
-
-    private static let firingBit: UInt8 = 1, dateSetBit: UInt8 = 2, heldBit: UInt8 = 4
-
-    private func setBit(_ bit: UInt8, _ on: Bool) { bits = on ? bits | bit : bits & ~bit }
-
-    /// The case of ``Start``, stored in three bits of ``bits``.
-    private enum StartKind: UInt8 { case afterInterval, at, instant, monotonicGrid, resolved }
-
-    /// How the first fire date is given, until it is resolved: a kind byte and ``fireNanos``.
-    var start: Start {
-        get {
-            switch startKind {
-            case .afterInterval: .afterInterval(fireNanos)
-            case .at: .at(Date(timeIntervalSinceReferenceDate: Double(bitPattern: UInt64(bitPattern: fireNanos))))
-            case .instant: .instant(fireNanos)
-            case .monotonicGrid: .monotonicGrid
-            case .resolved: .resolved
-            }
-        }
-        set {
-            switch newValue {
-            case .afterInterval(let nanos): (startKind, fireNanos) = (.afterInterval, nanos)
-            case .at(let date):
-                (startKind, fireNanos) = (.at, Int64(bitPattern: date.timeIntervalSinceReferenceDate.bitPattern))
-            case .instant(let nanos): (startKind, fireNanos) = (.instant, nanos)
-            case .monotonicGrid: startKind = .monotonicGrid
-            case .resolved: startKind = .resolved  // `fireNanos` holds the resolved instant
-            }
-        }
-    }
 
     private static let counter = Atomic<UInt64>(0)
 
@@ -394,6 +280,9 @@ public final class EVTimer: @unchecked Sendable {
     /// Whether the timer is aligned to the wall clock.
     public var isAligned: Bool { alignmentOffsetNanos != nil }
 
+    /// A name for traces (``EVRunLoop/Trace``); nil shows as `"timer"`.
+    public var label: String? { withExtras { $0.label } ?? nil }
+
     /// How late, in seconds, the timer may fire. Setting it takes effect at once.
     ///
     /// The corresponding CFRunLoop functions are `CFRunLoopTimerGetTolerance` and
@@ -474,25 +363,6 @@ public final class EVTimer: @unchecked Sendable {
         onLoopThread { timer in timer.move(to: .afterInterval(max(0, delay.nanoseconds))) }
     }
 
-    /// Reschedules to `start` on the loop's thread (or records it as the first fire).
-    private func move(to start: Start) {
-        guard let loop, case .resolved = self.start else {
-            self.start = start
-            return
-        }
-        let now = loop.now.nanoseconds
-        let target: Int64
-        switch start {
-        case .instant(let nanos): target = nanos
-        case .afterInterval(let nanos): target = now.saturatingAdd(nanos)
-        case .at(let date): target = loop.backend.nanos(at: date)
-        case .monotonicGrid, .resolved: return
-        }
-        fireNanos = max(target, now)
-        if isFiring { fireDateSetInCallout = true }
-        loop.engine.reschedule(self)
-    }
-
     /// Whether the timer can still fire.
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopTimerIsValid`.
@@ -544,6 +414,3 @@ public final class EVTimer: @unchecked Sendable {
         }
     }
 }
-
-/// The parts of an ``EVTimer`` that few timers have, out of line so that a plain timer
-/// stays small: a label, a wall-clock alignment, a hook for its loop letting go of it.

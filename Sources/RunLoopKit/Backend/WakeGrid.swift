@@ -2,7 +2,10 @@ import Glibc
 
 /// Instants shared by every RunLoopKit loop on a machine, where tolerant wakes meet.
 ///
-/// Each loop's greedy rule (``TimerQueue/wake``) wakes as seldom as the loop's own timers
+/// A backend's placement (called by ``LibevBackend`` and ``VirtualBackend`` only): it reads a
+/// ``WakeWindow`` and answers an instant.
+///
+/// Each loop's greedy rule (the timer queue's ``WakeWindow``) wakes as seldom as the loop's own timers
 /// allow, but two loops, or two processes, each waking 10 times a second still wake the CPU
 /// 20 times. With the grid, a loop whose wake window allows it wakes on a grid point instead,
 /// and loops whose windows overlap pick the same points without talking to each other.
