@@ -107,8 +107,13 @@ struct ExecutorTests {
     func isolatedCalloutOffThread() async {
         await #expect(processExitsWith: .failure) {
             let callout = EVRunLoop.isolated {}
-            Thread.detachNewThread { callout() }
-            sleep(10)  // the other thread stops the process first
+            let returned = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                callout()
+                returned.signal()
+            }
+            // The other thread stops the process; a callout that returned instead ends the test.
+            _ = returned.wait(timeout: .now() + 60)
         }
     }
 

@@ -9,9 +9,14 @@ struct MisuseTests {
     func runOffThread() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let loop = EVRunLoop(clock: EVVirtualClock())
-            let thread = Thread { loop.run(mode: .default, for: .seconds(1)) }
+            let returned = DispatchSemaphore(value: 0)
+            let thread = Thread {
+                loop.run(mode: .default, for: .seconds(1))
+                returned.signal()
+            }
             thread.start()
-            sleep(5)  // the loop's thread stops the process first
+            // The loop's thread stops the process; a run that returned instead ends the test.
+            _ = returned.wait(timeout: .now() + 60)
         }
         #expect(standardError(result).contains("called off the loop's thread"))
     }

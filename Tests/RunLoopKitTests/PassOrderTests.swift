@@ -74,10 +74,11 @@ struct PassOrderTests {
     @Test("stop() from another thread", arguments: ours)
     func stopFromAnotherThread(kind: LoopKind) {
         check(kind, ["o@entry"] + Self.wholeWait + ["o@exit", "return(stopped)"]) { loop in
-            loop.addObserver("o")
+            let waiting = DispatchSemaphore(value: 0)
+            loop.addObserver("o") { activity in if activity == .beforeWaiting { waiting.signal() } }
             loop.addSource("keepAlive")
             Thread.detachNewThread {
-                Thread.sleep(forTimeInterval: 0.02)
+                waiting.wait()  // the loop is about to wait: the stop must end that wait
                 loop.stop()
             }
             loop.run(seconds: 1e10)

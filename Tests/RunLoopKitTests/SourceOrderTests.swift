@@ -142,10 +142,11 @@ struct SourceOrderTests {
     func signalledFromAnotherThread(kind: LoopKind) {
         checkAgainstCF(kind, ["o@entry"] + Self.waitingPass + Self.pollingPass + ["source(s)", "o@exit",
                               "return(handledSource)"]) { loop in
-            loop.addObserver("o")
+            let waiting = DispatchSemaphore(value: 0)
+            loop.addObserver("o") { activity in if activity == .beforeWaiting { waiting.signal() } }
             loop.addSource("s")
             Thread.detachNewThread {
-                Thread.sleep(forTimeInterval: 0.03)
+                waiting.wait()  // the loop is about to wait: the wake must end that wait
                 loop.signalSource("s")
                 loop.wakeUp()
             }

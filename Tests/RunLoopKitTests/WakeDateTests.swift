@@ -75,8 +75,10 @@ struct WakeDateTests {
         // A wait that a block performed from another thread ends has no deadline of its own.
         seen.value = []
         loop.add(EVSource { _ in }, forMode: .default)  // keeps the mode alive with no timer
+        let waiting = DispatchSemaphore(value: 0)
+        loop.add(EVObserver(activities: .beforeWaiting) { _, _ in waiting.signal() }, forMode: .default)
         let performer = Thread {
-            usleep(20_000)
+            waiting.wait()  // the loop is about to wait: the block must end that wait
             loop.perform(inModes: [.default]) { seen.value.append(loop.wakeDeadline); EVRunLoop.current.stop() }
         }
         performer.start()

@@ -2,7 +2,7 @@ import ExampleTesting
 import Foundation
 import Testing
 
-@Suite("task-timers end to end")
+@Suite("Real time: task-timers end to end")
 struct EndToEndTests {
     /// Runs the scroll script with the refresh timer in `mode` and returns the session.
     func scrollSession(_ mode: String) throws -> [String: Any] {

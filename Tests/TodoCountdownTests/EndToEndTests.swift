@@ -2,7 +2,7 @@ import ExampleTesting
 import Foundation
 import Testing
 
-@Suite("todo-countdown end to end")
+@Suite("Real time: todo-countdown end to end")
 struct EndToEndTests {
     @Test("a 2 s non-interactive run prints one JSON summary on stdout", .timeLimit(.minutes(1)))
     func jsonSummary() throws {
