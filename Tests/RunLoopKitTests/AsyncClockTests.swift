@@ -1,7 +1,7 @@
 import Foundation
 import RunLoopKit
-import Synchronization
 import Testing
+import TestSupport
 
 /// `loop.clock`, the tick sequences, and `EVVirtualClock` as a `Clock`.
 @Suite("Async clocks and ticks", .serialized, .timeLimit(.minutes(1)))
@@ -296,34 +296,6 @@ struct AsyncClockTests {
             #expect(trace.events.count == 5)
             #expect(trace.droppedCount > 500)
             #expect(trace.lines.last == "return(timedOut)")
-        }
-    }
-}
-
-/// Emits the last input `delay` after inputs stop, sleeping on any `Clock<Duration>`.
-final class ClockDebouncer: Sendable {
-    private let clock: any Clock<Duration>
-    private let delay: Duration
-    private let emit: @Sendable (String) -> Void
-    private let pending = Mutex<Task<Void, Never>?>(nil)
-
-    init(clock: any Clock<Duration>, delay: Duration, emit: @escaping @Sendable (String) -> Void) {
-        self.clock = clock
-        self.delay = delay
-        self.emit = emit
-    }
-
-    func input(_ value: String) {
-        let (clock, delay, emit) = (clock, delay, emit)
-        let task = Task {
-            do {
-                try await clock.sleep(for: delay)
-                emit(value)
-            } catch {}
-        }
-        pending.withLock { previous in
-            previous?.cancel()
-            previous = task
         }
     }
 }

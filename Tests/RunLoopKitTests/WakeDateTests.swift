@@ -3,13 +3,6 @@ import RunLoopKit
 import Synchronization
 import Testing
 
-/// A value touched only on the loop's thread, handed to `@Sendable` callouts.
-final class LoopBox<Value>: @unchecked Sendable {
-    // Safe: tests read and write it only on the loop's thread (or after the run).
-    var value: Value
-    init(_ value: Value) { self.value = value }
-}
-
 @Suite("wakeDate", .timeLimit(.minutes(1)))
 struct WakeDateTests {
     @Test("every callout of one pass reads the same wakeDate, set before the first entry observer")
