@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// `loop.clock`, the tick sequences, and `EVVirtualClock` as a `Clock`.
-@Suite("Async clocks and ticks", .serialized, .timeLimit(.minutes(1)))
+@Suite("Async clocks and ticks", .serialized, .timeLimit(.minutes(10)))
 struct AsyncClockTests {
     @Test("1,000 tasks sleeping 0.2 s with 0.1 s tolerance share about ten wakes a second")
     func sleepersCoalesce() throws {

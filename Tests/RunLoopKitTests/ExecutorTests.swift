@@ -28,7 +28,7 @@ actor Ticker {
     func makeCallout() -> @Sendable () -> Void { EVRunLoop.isolated { self.ticks += 1 } }
 }
 
-@Suite("Executors", .timeLimit(.minutes(1)))
+@Suite("Executors", .timeLimit(.minutes(10)))
 struct ExecutorTests {
     @Test("an actor pinned to a loop runs on the loop's thread and reads what its timer callouts wrote")
     func pinnedActor() async throws {

@@ -3,7 +3,7 @@ import RunLoopKit
 import Testing
 
 /// Programmer errors stop the program with a message naming the call, on standard error.
-@Suite("Misuse", .timeLimit(.minutes(1)))
+@Suite("Misuse", .timeLimit(.minutes(10)))
 struct MisuseTests {
     @Test("running a loop from another thread")
     func runOffThread() async {

@@ -5,7 +5,7 @@ import Testing
 /// The pass order, scenario by scenario: each scenario runs on RunLoopKit (virtual clock and
 /// libev) and on CoreFoundation's CFRunLoop, and the logs must be equal — and equal to the
 /// sequence written out here, so a reader sees what CF does.
-@Suite("Pass order matches CFRunLoop", .timeLimit(.minutes(1)))
+@Suite("Pass order matches CFRunLoop", .timeLimit(.minutes(10)))
 struct PassOrderTests {
     static let ours: [LoopKind] = [.virtual, .libev]
 

@@ -3,7 +3,7 @@ import Glibc
 import RunLoopKit
 import Testing
 
-@Suite("Sources", .timeLimit(.minutes(1)))
+@Suite("Sources", .timeLimit(.minutes(10)))
 struct SourceTests {
     @Test("a manual source signalled from another thread fires after wakeUp()", arguments: [LoopKind.virtual, .libev])
     func manualFromAnotherThread(kind: LoopKind) {
@@ -180,7 +180,7 @@ extension SourceTests {
     }
 }
 
-@Suite("Frame timer", .timeLimit(.minutes(1)))
+@Suite("Frame timer", .timeLimit(.minutes(10)))
 struct FrameTimerTests {
     @Test("frames sit on the grid; a blocking callout drops frames, counted, never burst (virtual clock)")
     func droppedFramesVirtual() {
@@ -227,7 +227,7 @@ struct FrameTimerTests {
 
 }
 
-@Suite("Real time: frame timer on libev", .timeLimit(.minutes(1)))
+@Suite("Real time: frame timer on libev", .timeLimit(.minutes(10)))
 struct RealFrameTimerTests {
     @Test("on the real loop, a callout that blocks for 50 ms drops frames")
     func droppedFramesReal() {

@@ -3,7 +3,7 @@ import RunLoopKit
 import Synchronization
 import Testing
 
-@Suite("wakeDate", .timeLimit(.minutes(1)))
+@Suite("wakeDate", .timeLimit(.minutes(10)))
 struct WakeDateTests {
     @Test("every callout of one pass reads the same wakeDate, set before the first entry observer")
     func onePassOneDate() {

@@ -6,7 +6,7 @@ import Testing
 /// next pass, or between runs, is dropped; one sent during a pass ends the coming wait at once;
 /// a polling pass consumes a pending wake. Each scenario runs on CF and on both of our
 /// backends; most end with a second run that would show a leftover wake as an extra pass.
-@Suite("Wake window matches CFRunLoop", .timeLimit(.minutes(1)))
+@Suite("Wake window matches CFRunLoop", .timeLimit(.minutes(10)))
 struct WakeWindowTests {
     static let ours: [LoopKind] = [.virtual, .libev]
     static let pass = ["o@beforeTimers", "o@beforeSources", "o@beforeWaiting", "o@afterWaiting"]
