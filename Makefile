@@ -4,7 +4,10 @@
 SWIFT ?= swift
 EV_HEADER ?= /usr/include/ev.h
 
-.PHONY: demo test build bench docs deps clean clock-soak
+.PHONY: demo test soak-tests clock-soak build bench docs deps clean
+
+# How many times `make soak-tests` runs the suite.
+RUNS ?= 20
 
 # Installs libev-dev when its header is missing (root on Debian/Ubuntu; sudo if present).
 deps:
@@ -27,6 +30,11 @@ test: deps
 	if grep -q "warning:" .build-log.txt; then echo "RunLoopKit: the build has warnings" >&2; rm -f .build-log.txt; exit 1; fi; \
 	rm -f .build-log.txt
 	$(SWIFT) test --skip-build
+
+# The suite RUNS times on a fresh clone of the current commit, one core kept busy: prints
+# "N passed, M failed", keeps the failed runs' logs, and fails when a run failed.
+soak-tests:
+	RUNS=$(RUNS) SWIFT=$(SWIFT) scripts/soak-tests
 
 # The benchmark is its own package (Benchmarks/), so that `make test` never builds its peers;
 # run from the root, it writes BENCHMARKS.md and its charts here.

@@ -174,16 +174,22 @@ let package = Package(
             // The probe too, so that the tests find it built next to them.
             dependencies: ["main-queue-probe", "ExampleTesting"]
         ),
+        // What more than one test target shares (the TestingOnVirtualTime article's debouncer).
+        .target(
+            name: "TestSupport",
+            path: "Tests/TestSupport"
+        ),
         // Every Swift block of README.md and of the DocC catalogue, compiled (and where it can
         // be, run) as a snippet; a test checks that each block is one.
         .testTarget(
             name: "DocSnippetTests",
-            dependencies: ["RunLoopKit"]
+            dependencies: ["RunLoopKit", "TestSupport"]
         ),
         .testTarget(
             name: "RunLoopKitTests",
             dependencies: [
                 "RunLoopKit",
+                "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -5,7 +5,7 @@ import Testing
 
 /// Runs the real `aligned-clock` binary for about two seconds and checks its JSON summary.
 /// Bounds are generous: this checks behaviour, not speed.
-@Suite(.serialized) struct EndToEndTests {
+@Suite("Real time: aligned-clock end to end", .serialized) struct EndToEndTests {
     private func binary() throws -> URL {
         try #require(ExampleProcess.binary(named: "aligned-clock"),
                      "aligned-clock not found in \(ExampleProcess.productsDirectory.path); build it first")

@@ -6,7 +6,7 @@ import Testing
 /// Swift Testing runs tests off the main thread (its async entry point has given the main
 /// thread to `dispatchMain()`), so each scenario runs in `main-queue-probe`, whose synchronous
 /// main keeps the main thread, once on `EVRunLoop.main` and once on CFRunLoop's main loop.
-@Suite struct MainQueueTests {
+@Suite("Real time: main queue") struct MainQueueTests {
     /// The probe's log of `scenario` on `loop` (`ev` or `cf`).
     static func log(_ scenario: String, on loop: String) throws -> [String] {
         let result = try ExampleProcess.run(example: "main-queue-probe", [scenario, loop], timeLimit: 30)

@@ -1,44 +1,43 @@
 import Foundation
 import RunLoopKit
-import Synchronization
 import Testing
+import TestSupport
 
 /// `loop.clock`, the tick sequences, and `EVVirtualClock` as a `Clock`.
-@Suite("Async clocks and ticks", .serialized, .timeLimit(.minutes(1)))
+@Suite("Async clocks and ticks", .serialized, .timeLimit(.minutes(10)))
 struct AsyncClockTests {
     @Test("1,000 tasks sleeping 0.2 s with 0.1 s tolerance share about ten wakes a second")
-    func sleepersCoalesce() async throws {
-        let thread = LoopThread()
-        defer { thread.stop() }
-        let clock = thread.loop.clock
-        let early = Counter()
-        let late = Counter()
-        let resumes = Counter()
-        let stopAt = clock.now + .seconds(3)
-        try await withThrowingTaskGroup(of: Void.self) { group in
+    func sleepersCoalesce() throws {
+        let outcome = try onVirtualLoop { loop in
+            let clock = loop.clock
+            let start = clock.now
+            let stopAt = start + .seconds(3)
+            let lateness = LoopBox<[Duration]>([])  // the tasks all run on the loop's thread
+            let finished = LoopBox(0)
             for index in 0..<1_000 {
-                group.addTask(executorPreference: ThreadTaskExecutor.shared) {
+                Task(executorPreference: loop) {
                     try await clock.sleep(for: .milliseconds(Double(index) * 0.2))  // random-ish phases
                     while clock.now < stopAt {
                         let deadline = clock.now + .milliseconds(200)
                         try await clock.sleep(until: deadline, tolerance: .milliseconds(100))
-                        let lateness = clock.now - deadline
-                        if lateness < .zero { early.add() }
-                        if lateness > .seconds(1) { late.add() }  // generous: includes the task pool's own delay
-                        resumes.add()
+                        lateness.value.append(clock.now - deadline)
                     }
+                    finished.value += 1
                 }
             }
-            try await Task.sleep(for: .milliseconds(500))  // past the staggered, exact first sleeps
-            let wakesBefore = thread.onLoop { thread.loop.statistics.wakeups }
-            try await Task.sleep(for: .seconds(2))
-            let wakes = thread.onLoop { thread.loop.statistics.wakeups } - wakesBefore
-            #expect(wakes <= 2 * 11 + 4, "wakes in 2 s: \(wakes)")  // ~20 expected; every add waking would be ~10,000
-            try await group.waitForAll()
+            try await clock.sleep(until: start + .milliseconds(500))  // past the staggered, exact first sleeps
+            let wakesBefore = loop.statistics.wakeups
+            try await clock.sleep(until: start + .milliseconds(2_500))
+            let wakes = loop.statistics.wakeups - wakesBefore
+            try await clock.sleep(until: stopAt + .milliseconds(500))  // every task's last sleep ended
+            return (wakes, lateness.value, finished.value)
         }
-        #expect(resumes.value > 5_000)
-        #expect(early.value == 0)
-        #expect(late.value == 0)
+        let (wakes, lateness, finished) = try #require(outcome)
+        // Ten a second, on virtual time exactly; a wake per sleep would be over 5,000.
+        #expect(wakes == 20, "wakes in 2 s: \(wakes)")
+        #expect(finished == 1_000)
+        #expect(lateness.count > 5_000)
+        #expect(lateness.allSatisfy { $0 >= .zero && $0 <= .milliseconds(100) }, "resumed within the tolerance")
     }
 
     @Test("a sleep's timer ends its tolerance early by the hand-off allowance, so the task resumes within it")
@@ -65,18 +64,28 @@ struct AsyncClockTests {
     }
 
     @Test("cancelling a task blocked in loop.clock.sleep resumes it at once and leaves no timer")
-    func cancelSleep() async throws {
-        let thread = LoopThread()
-        defer { thread.stop() }
-        let clock = thread.loop.clock
-        let task = Task { try await clock.sleep(for: .seconds(30)) }
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(thread.onLoop { thread.loop.nextTimerFireDate(forMode: .default) } != nil)
-        let cancelledAt = ContinuousClock.now
-        task.cancel()
-        await #expect(throws: CancellationError.self) { try await task.value }
-        #expect(ContinuousClock.now - cancelledAt < .seconds(1))
-        #expect(thread.onLoop { thread.loop.nextTimerFireDate(forMode: .default) } == nil)
+    func cancelSleep() throws {
+        let outcome = try onVirtualLoop { loop in
+            let sleeper = Task(executorPreference: loop) { () -> (Bool, EVRunLoop.Instant) in
+                do {
+                    try await loop.clock.sleep(for: .seconds(30))
+                    return (false, loop.now)
+                } catch {
+                    return (error is CancellationError, loop.now)
+                }
+            }
+            try await loop.clock.sleep(for: .milliseconds(50))  // the sleeper is asleep
+            let timerWhileAsleep = loop.nextTimerFireDate(forMode: .default) != nil
+            let cancelledAt = loop.now
+            sleeper.cancel()
+            let (cancelled, resumedAt) = await sleeper.value
+            return (timerWhileAsleep, cancelled, resumedAt - cancelledAt, loop.nextTimerFireDate(forMode: .default))
+        }
+        let (timerWhileAsleep, cancelled, resumedAfter, timerAfter) = try #require(outcome)
+        #expect(timerWhileAsleep)
+        #expect(cancelled)
+        #expect(resumedAfter == .zero, "resumed without waiting for its timer")
+        #expect(timerAfter == nil)
     }
 
     @Test("a sleep in an already cancelled task throws without adding a timer")
@@ -93,73 +102,80 @@ struct AsyncClockTests {
     }
 
     @Test("ticks after a consumer stall report the skipped ticks and do not burst")
-    func ticksAfterStall() async throws {
-        let thread = LoopThread()
-        defer { thread.stop() }
-        var ticks = thread.loop.ticks(every: .milliseconds(100)).makeAsyncIterator()
-        let first = try #require(await ticks.next())
-        #expect(first.skipped == 0)
-        try await Task.sleep(for: .milliseconds(450))  // the consumer stalls
-        let afterStall = try #require(await ticks.next())
-        #expect(afterStall.skipped >= 2, "skipped \(afterStall.skipped)")
-        #expect(afterStall.scheduled - first.scheduled == .milliseconds(100) * (afterStall.skipped + 1))
-        let readAt = ContinuousClock.now
-        let next = try #require(await ticks.next())
-        #expect(ContinuousClock.now - readAt > .milliseconds(5), "the next tick waits for its date")
-        #expect(next.scheduled - afterStall.scheduled == .milliseconds(100) * (next.skipped + 1))
+    func ticksAfterStall() throws {
+        let outcome = try onVirtualLoop { loop in
+            let start = loop.now
+            var ticks = loop.ticks(every: .milliseconds(100)).makeAsyncIterator()
+            let first = try #require(await ticks.next())
+            try await loop.clock.sleep(until: start + .milliseconds(550))  // the consumer stalls
+            let afterStall = try #require(await ticks.next())
+            let readAt = loop.now
+            let next = try #require(await ticks.next())
+            return (first.scheduled - start, afterStall.scheduled - first.scheduled, afterStall, loop.now - readAt, next)
+        }
+        let (first, stallGap, afterStall, waited, next) = try #require(outcome)
+        #expect(first == .milliseconds(100))
+        #expect(stallGap == .milliseconds(400))
+        // Ticks at 200, 300, 400 and 500 ms came while the consumer slept: the last one is read.
+        #expect(afterStall.skipped == 3)
+        #expect(next.skipped == 0)
+        #expect(next.scheduled - afterStall.scheduled == .milliseconds(100))
+        #expect(waited == .milliseconds(50), "the next tick waits for its date (600 ms)")
     }
 
     @Test("whole-second ticks after a 2.5 s consumer stall: the next element reports the skipped tick, no burst")
-    func alignedTicksAfterStall() async throws {
-        let thread = LoopThread()
-        defer { thread.stop() }
-        var ticks = thread.loop.ticks(alignedTo: .seconds(1)).makeAsyncIterator()
-        let first = try #require(await ticks.next())
-        try await Task.sleep(for: .milliseconds(2_500))  // the consumer stalls
-        let afterStall = try #require(await ticks.next())
-        // Read about 0.5 s after the tick of first + 2 s, which replaced the one of first + 1 s.
-        #expect(afterStall.skipped >= 1, "skipped \(afterStall.skipped)")
-        // Scheduled instants are monotonic images of wall-clock seconds: a few ns of slew apart.
-        let gap = afterStall.scheduled - first.scheduled - .seconds(1) * (afterStall.skipped + 1)
-        #expect(gap > .microseconds(-100) && gap < .microseconds(100), "gap \(gap)")
-        let readAt = ContinuousClock.now
-        let next = try #require(await ticks.next())
-        #expect(ContinuousClock.now - readAt > .milliseconds(100), "the next tick waits for its second")
+    func alignedTicksAfterStall() throws {
+        let outcome = try onVirtualLoop { loop in
+            var ticks = loop.ticks(alignedTo: .seconds(1)).makeAsyncIterator()
+            let first = try #require(await ticks.next())
+            try await loop.clock.sleep(until: first.scheduled + .milliseconds(2_500))  // the consumer stalls
+            let afterStall = try #require(await ticks.next())
+            let readAt = loop.now
+            let next = try #require(await ticks.next())
+            return (first, afterStall, loop.now - readAt, next)
+        }
+        let (first, afterStall, waited, next) = try #require(outcome)
+        // Read 0.5 s after the tick of first + 2 s, which replaced the one of first + 1 s.
+        #expect(afterStall.skipped == 1)
+        #expect(afterStall.scheduled - first.scheduled == .seconds(2))
+        #expect(waited == .milliseconds(500), "the next tick waits for its second")
         #expect(next.skipped == 0)
-        let step = next.scheduled - afterStall.scheduled - .seconds(1)
-        #expect(step > .microseconds(-100) && step < .microseconds(100), "step \(step)")
+        #expect(next.scheduled - afterStall.scheduled == .seconds(1))
     }
 
     @Test("whole-second ticks land on the second")
-    func alignedTicks() async throws {
-        let thread = LoopThread()
-        defer { thread.stop() }
-        var phases: [Double] = []
-        for await tick in thread.loop.ticks(alignedTo: .seconds(1)) {
-            let wake = try #require(tick.wakeDate).timeIntervalSince1970
-            phases.append(wake - wake.rounded(.down))
-            if phases.count == 3 { break }
+    func alignedTicks() throws {
+        let outcome = try onVirtualLoop { loop in
+            var phases: [Double] = []
+            for await tick in loop.ticks(alignedTo: .seconds(1)) {
+                let wake = try #require(tick.wakeDate).timeIntervalSince1970
+                phases.append(wake - wake.rounded(.down))
+                if phases.count == 3 { break }
+            }
+            return phases
         }
-        // Generous, for a loaded machine: loop-bench and precision-probe measure microseconds.
-        #expect(phases.sorted()[1] < 0.05, "phases \(phases)")
+        let phases = try #require(outcome)
+        #expect(phases == [0, 0, 0])
     }
 
     @Test("a task's ticks end when the task is cancelled, and the timer with them")
-    func ticksEndOnCancel() async throws {
-        let thread = LoopThread()
-        defer { thread.stop() }
-        let loop = thread.loop
-        let consumer = Task {
-            var count = 0
-            for await _ in loop.ticks(every: .milliseconds(10)) { count += 1 }
-            return count
+    func ticksEndOnCancel() throws {
+        let outcome = try onVirtualLoop { loop in
+            let start = loop.now
+            let consumer = Task(executorPreference: loop) {
+                var count = 0
+                for await _ in loop.ticks(every: .milliseconds(10)) { count += 1 }
+                return count
+            }
+            try await loop.clock.sleep(until: start + .milliseconds(105))
+            consumer.cancel()
+            let count = await consumer.value
+            try await loop.clock.sleep(for: .milliseconds(50))
+            return (count, loop.nextTimerFireDate(forMode: .default))
         }
-        try await Task.sleep(for: .milliseconds(100))
-        consumer.cancel()
-        let count = await consumer.value
-        #expect(count > 0)
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(thread.onLoop { loop.nextTimerFireDate(forMode: .default) } == nil)
+        let (count, timerAfter) = try #require(outcome)
+        #expect(count == 10)  // at 10, 20, ..., 100 ms
+        #expect(timerAfter == nil)
     }
 
     // MARK: EVVirtualClock as a Clock
@@ -280,34 +296,6 @@ struct AsyncClockTests {
             #expect(trace.events.count == 5)
             #expect(trace.droppedCount > 500)
             #expect(trace.lines.last == "return(timedOut)")
-        }
-    }
-}
-
-/// Emits the last input `delay` after inputs stop, sleeping on any `Clock<Duration>`.
-final class ClockDebouncer: Sendable {
-    private let clock: any Clock<Duration>
-    private let delay: Duration
-    private let emit: @Sendable (String) -> Void
-    private let pending = Mutex<Task<Void, Never>?>(nil)
-
-    init(clock: any Clock<Duration>, delay: Duration, emit: @escaping @Sendable (String) -> Void) {
-        self.clock = clock
-        self.delay = delay
-        self.emit = emit
-    }
-
-    func input(_ value: String) {
-        let (clock, delay, emit) = (clock, delay, emit)
-        let task = Task {
-            do {
-                try await clock.sleep(for: delay)
-                emit(value)
-            } catch {}
-        }
-        pending.withLock { previous in
-            previous?.cancel()
-            previous = task
         }
     }
 }

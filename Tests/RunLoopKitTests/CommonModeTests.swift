@@ -1,7 +1,7 @@
 import RunLoopKit
 import Testing
 
-@Suite("Common modes", .timeLimit(.minutes(1)))
+@Suite("Common modes", .timeLimit(.minutes(10)))
 struct CommonModeTests {
     @Test("making a mode common creates it only when .common holds items, as CF does")
     func addCommonModeCreatesTheModeOnlyWithItems() {
@@ -20,7 +20,7 @@ struct CommonModeTests {
     }
 }
 
-@Suite("Loop lifetime", .timeLimit(.minutes(1)))
+@Suite("Loop lifetime", .timeLimit(.minutes(10)))
 struct LoopLifetimeTests {
     @Test("a loop released while a timer is in several of its modes")
     func releaseWithATimerInSeveralModes() {

@@ -28,7 +28,7 @@ actor Ticker {
     func makeCallout() -> @Sendable () -> Void { EVRunLoop.isolated { self.ticks += 1 } }
 }
 
-@Suite("Executors", .timeLimit(.minutes(1)))
+@Suite("Executors", .timeLimit(.minutes(10)))
 struct ExecutorTests {
     @Test("an actor pinned to a loop runs on the loop's thread and reads what its timer callouts wrote")
     func pinnedActor() async throws {
@@ -107,8 +107,13 @@ struct ExecutorTests {
     func isolatedCalloutOffThread() async {
         await #expect(processExitsWith: .failure) {
             let callout = EVRunLoop.isolated {}
-            Thread.detachNewThread { callout() }
-            sleep(10)  // the other thread stops the process first
+            let returned = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                callout()
+                returned.signal()
+            }
+            // The other thread stops the process; a callout that returned instead ends the test.
+            _ = returned.wait(timeout: .now() + 60)
         }
     }
 

@@ -5,7 +5,7 @@ import Testing
 
 /// Faults that used to stop the process, or must stop it with a message: each runs in a
 /// child process and checks its exit and its standard error.
-@Suite("Fault exits", .timeLimit(.minutes(1)))
+@Suite("Fault exits", .timeLimit(.minutes(10)))
 struct FaultExitTests {
     @Test("adding one timer or source to two loops stops with a message at the second add")
     func twoLoops() async {

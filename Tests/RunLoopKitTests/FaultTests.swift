@@ -6,7 +6,7 @@ import Testing
 
 /// Faults found under stress and bad input (issue 10, points 6–13), each checked in the
 /// test process. The ones that stop the process are in `FaultExitTests`.
-@Suite("Faults", .timeLimit(.minutes(1)))
+@Suite("Faults", .timeLimit(.minutes(10)))
 struct FaultTests {
     /// Counts the loop's `beforeWaiting` notifications, for another thread to watch.
     final class WaitCounter: Sendable {

@@ -4,7 +4,7 @@ import Testing
 
 /// Where a timer's interval starts on the real loop: at the add, never before it, and late by
 /// at most 1/256 of the interval and 4 µs, when the start comes from the CPU's counter.
-@Suite("Interval start")
+@Suite("Real time: interval start")
 struct IntervalStartTests {
     /// Adds `count` one-shot timers of `interval` ns on this thread's loop, each between two
     /// clock readings; returns the readings and each timer's start (fire date - interval).

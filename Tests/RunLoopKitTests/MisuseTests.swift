@@ -3,15 +3,20 @@ import RunLoopKit
 import Testing
 
 /// Programmer errors stop the program with a message naming the call, on standard error.
-@Suite("Misuse", .timeLimit(.minutes(1)))
+@Suite("Misuse", .timeLimit(.minutes(10)))
 struct MisuseTests {
     @Test("running a loop from another thread")
     func runOffThread() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let loop = EVRunLoop(clock: EVVirtualClock())
-            let thread = Thread { loop.run(mode: .default, for: .seconds(1)) }
+            let returned = DispatchSemaphore(value: 0)
+            let thread = Thread {
+                loop.run(mode: .default, for: .seconds(1))
+                returned.signal()
+            }
             thread.start()
-            sleep(5)  // the loop's thread stops the process first
+            // The loop's thread stops the process; a run that returned instead ends the test.
+            _ = returned.wait(timeout: .now() + 60)
         }
         #expect(standardError(result).contains("called off the loop's thread"))
     }

@@ -4,7 +4,7 @@ import Testing
 
 /// Nested runs, observers changed during notifications, and blocks for other and common
 /// modes, run on CF and on both backends.
-@Suite("Nested runs and blocks match CFRunLoop", .timeLimit(.minutes(1)))
+@Suite("Nested runs and blocks match CFRunLoop", .timeLimit(.minutes(10)))
 struct NestedRunTests {
     static let ours: [LoopKind] = [.virtual, .libev]
 

@@ -5,7 +5,7 @@ import Testing
 /// The pass order, scenario by scenario: each scenario runs on RunLoopKit (virtual clock and
 /// libev) and on CoreFoundation's CFRunLoop, and the logs must be equal — and equal to the
 /// sequence written out here, so a reader sees what CF does.
-@Suite("Pass order matches CFRunLoop", .timeLimit(.minutes(1)))
+@Suite("Pass order matches CFRunLoop", .timeLimit(.minutes(10)))
 struct PassOrderTests {
     static let ours: [LoopKind] = [.virtual, .libev]
 
@@ -74,10 +74,11 @@ struct PassOrderTests {
     @Test("stop() from another thread", arguments: ours)
     func stopFromAnotherThread(kind: LoopKind) {
         check(kind, ["o@entry"] + Self.wholeWait + ["o@exit", "return(stopped)"]) { loop in
-            loop.addObserver("o")
+            let waiting = DispatchSemaphore(value: 0)
+            loop.addObserver("o") { activity in if activity == .beforeWaiting { waiting.signal() } }
             loop.addSource("keepAlive")
             Thread.detachNewThread {
-                Thread.sleep(forTimeInterval: 0.02)
+                waiting.wait()  // the loop is about to wait: the stop must end that wait
                 loop.stop()
             }
             loop.run(seconds: 1e10)

@@ -5,7 +5,7 @@ import Testing
 /// Manual sources as CF's `__CFRunLoopDoSources0` fires them: the signalled sources are
 /// collected before any handler runs, sorted by order and then by signal time; each is
 /// fired if it is still signalled and valid. Each scenario runs on CF and on both backends.
-@Suite("Manual sources match CFRunLoop", .timeLimit(.minutes(1)))
+@Suite("Manual sources match CFRunLoop", .timeLimit(.minutes(10)))
 struct SourceOrderTests {
     static let ours: [LoopKind] = [.virtual, .libev]
     static let waitingPass = ["o@beforeTimers", "o@beforeSources", "o@beforeWaiting", "o@afterWaiting"]
@@ -142,10 +142,11 @@ struct SourceOrderTests {
     func signalledFromAnotherThread(kind: LoopKind) {
         checkAgainstCF(kind, ["o@entry"] + Self.waitingPass + Self.pollingPass + ["source(s)", "o@exit",
                               "return(handledSource)"]) { loop in
-            loop.addObserver("o")
+            let waiting = DispatchSemaphore(value: 0)
+            loop.addObserver("o") { activity in if activity == .beforeWaiting { waiting.signal() } }
             loop.addSource("s")
             Thread.detachNewThread {
-                Thread.sleep(forTimeInterval: 0.03)
+                waiting.wait()  // the loop is about to wait: the wake must end that wait
                 loop.signalSource("s")
                 loop.wakeUp()
             }

@@ -6,7 +6,7 @@ import Testing
 /// Eight threads add, invalidate, signal, perform, stop and wake one real loop at once.
 /// Runs for 2 seconds by default; set `RUNLOOPKIT_STORM_SECONDS` (for example to 30) for a
 /// longer storm.
-@Suite("Storm", .timeLimit(.minutes(1)))
+@Suite("Real time: thread storm", .timeLimit(.minutes(10)))
 struct StormTests {
     /// What the storm saw; printed so that a long run's figures can be read from the log.
     struct Figures: Sendable, CustomStringConvertible {

@@ -3,7 +3,7 @@ import RunLoopKit
 import Synchronization
 import Testing
 
-@Suite("Threads", .timeLimit(.minutes(1)))
+@Suite("Threads", .timeLimit(.minutes(10)))
 struct ThreadTests {
     @Test("4 threads each performing 10,000 blocks: every block runs exactly once, on the loop's thread",
           arguments: [LoopKind.virtual, .libev])

@@ -5,7 +5,7 @@ import Testing
 /// Timers as CF's `__CFRunLoopDoTimers` and `CFRunLoopTimerSetNextFireDate` treat them: fire
 /// dates moved inside callouts, past dates clamped to now, invalidation and adds mid-pass,
 /// and common modes. Each scenario runs on CF and on both backends.
-@Suite("Timer scheduling matches CFRunLoop", .timeLimit(.minutes(1)))
+@Suite("Timer scheduling matches CFRunLoop", .timeLimit(.minutes(10)))
 struct TimerScenarioTests {
     static let ours: [LoopKind] = [.virtual, .libev]
     static let pass = ["o@beforeTimers", "o@beforeSources", "o@beforeWaiting", "o@afterWaiting"]

@@ -3,14 +3,7 @@ import RunLoopKit
 import Synchronization
 import Testing
 
-/// A value touched only on the loop's thread, handed to `@Sendable` callouts.
-final class LoopBox<Value>: @unchecked Sendable {
-    // Safe: tests read and write it only on the loop's thread (or after the run).
-    var value: Value
-    init(_ value: Value) { self.value = value }
-}
-
-@Suite("wakeDate", .timeLimit(.minutes(1)))
+@Suite("wakeDate", .timeLimit(.minutes(10)))
 struct WakeDateTests {
     @Test("every callout of one pass reads the same wakeDate, set before the first entry observer")
     func onePassOneDate() {
@@ -75,8 +68,10 @@ struct WakeDateTests {
         // A wait that a block performed from another thread ends has no deadline of its own.
         seen.value = []
         loop.add(EVSource { _ in }, forMode: .default)  // keeps the mode alive with no timer
+        let waiting = DispatchSemaphore(value: 0)
+        loop.add(EVObserver(activities: .beforeWaiting) { _, _ in waiting.signal() }, forMode: .default)
         let performer = Thread {
-            usleep(20_000)
+            waiting.wait()  // the loop is about to wait: the block must end that wait
             loop.perform(inModes: [.default]) { seen.value.append(loop.wakeDeadline); EVRunLoop.current.stop() }
         }
         performer.start()

@@ -6,7 +6,7 @@ import Testing
 /// next pass, or between runs, is dropped; one sent during a pass ends the coming wait at once;
 /// a polling pass consumes a pending wake. Each scenario runs on CF and on both of our
 /// backends; most end with a second run that would show a leftover wake as an extra pass.
-@Suite("Wake window matches CFRunLoop", .timeLimit(.minutes(1)))
+@Suite("Wake window matches CFRunLoop", .timeLimit(.minutes(10)))
 struct WakeWindowTests {
     static let ours: [LoopKind] = [.virtual, .libev]
     static let pass = ["o@beforeTimers", "o@beforeSources", "o@beforeWaiting", "o@afterWaiting"]
@@ -118,10 +118,11 @@ struct WakeWindowTests {
     @Test("stop() from another thread, then a second run", arguments: ours)
     func stopFromAnotherThread(kind: LoopKind) {
         checkAgainstCF(kind, ["o@entry"] + Self.pass + ["o@exit", "return(stopped)"] + Self.cleanRun) { loop in
-            loop.addObserver("o")
+            let waiting = DispatchSemaphore(value: 0)
+            loop.addObserver("o") { activity in if activity == .beforeWaiting { waiting.signal() } }
             loop.addSource("keepAlive")
             Thread.detachNewThread {
-                Thread.sleep(forTimeInterval: 0.03)
+                waiting.wait()  // the loop is about to wait: the stop must end that wait
                 loop.stop()
             }
             loop.run(seconds: 1e10)
@@ -233,10 +234,14 @@ struct WakeWindowTests {
     func wakeFromAnotherThread(kind: LoopKind) {
         checkAgainstCF(kind, ["o@entry"] + Self.pass + ["o@exit", "return(stopped)"]) { loop in
             let once = Once()
-            loop.addObserver("o") { activity in if activity == .afterWaiting, once() { loop.stop() } }
+            let waiting = DispatchSemaphore(value: 0)
+            loop.addObserver("o") { activity in
+                if activity == .beforeWaiting { waiting.signal() }
+                if activity == .afterWaiting, once() { loop.stop() }
+            }
             loop.addSource("keepAlive")  // no deadline: only the wake can end the wait
             Thread.detachNewThread {
-                Thread.sleep(forTimeInterval: 0.03)
+                waiting.wait()  // the loop is about to wait: the wake must end that wait
                 loop.wakeUp()
             }
             loop.run(seconds: 1e10)

@@ -2,7 +2,7 @@ import ExampleTesting
 import Foundation
 import Testing
 
-@Suite("task-timers end to end")
+@Suite("Real time: task-timers end to end")
 struct EndToEndTests {
     /// Runs the scroll script with the refresh timer in `mode` and returns the session.
     func scrollSession(_ mode: String) throws -> [String: Any] {
@@ -14,7 +14,7 @@ struct EndToEndTests {
     }
 
     @Test("scripted: a default-mode timer misses ticks while tracking, a common-mode one does not",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(10)))
     func trackingFreeze() throws {
         let frozen = try scrollSession("default")
         #expect(frozen["ticks_during_tracking"] as? Int == 0)
@@ -24,7 +24,7 @@ struct EndToEndTests {
         #expect(live["ticks_missed_during_tracking"] as? Int == 0)
     }
 
-    @Test("a 2 s run without a terminal plays the built-in script and prints JSON", .timeLimit(.minutes(1)))
+    @Test("a 2 s run without a terminal plays the built-in script and prints JSON", .timeLimit(.minutes(10)))
     func defaultRun() throws {
         let output = try ExampleProcess.run(example: "task-timers", ["--duration", "2", "--json"])
         #expect(output.status == 0)
@@ -32,10 +32,10 @@ struct EndToEndTests {
         let session = try #require(object["session"] as? [String: Any])
         #expect(session["tasks_added"] as? Int == 3)
         let seconds = try #require(session["duration_seconds"] as? Double)
-        #expect(seconds >= 1.9 && seconds < 10)
+        #expect(seconds >= 1.9 && seconds < 20)  // 10x the run: a loaded machine fires its end late
     }
 
-    @Test("--compare-tolerance wakes less often with tolerance", .timeLimit(.minutes(1)))
+    @Test("--compare-tolerance wakes less often with tolerance", .timeLimit(.minutes(10)))
     func compareTolerance() throws {
         let output = try ExampleProcess.run(example: "task-timers", ["--compare-tolerance", "--tolerance-tasks", "100", "--duration", "2", "--json"])
         #expect(output.status == 0)
@@ -49,7 +49,7 @@ struct EndToEndTests {
         #expect((with["earliest_ms"] as? Double ?? -1) >= 0)
     }
 
-    @Test("--help lists the keys and flags", .timeLimit(.minutes(1)))
+    @Test("--help lists the keys and flags", .timeLimit(.minutes(10)))
     func help() throws {
         let output = try ExampleProcess.run(example: "task-timers", ["--help"])
         #expect(output.status == 0)

@@ -2,9 +2,9 @@ import ExampleTesting
 import Foundation
 import Testing
 
-@Suite("todo-countdown end to end")
+@Suite("Real time: todo-countdown end to end")
 struct EndToEndTests {
-    @Test("a 2 s non-interactive run prints one JSON summary on stdout", .timeLimit(.minutes(1)))
+    @Test("a 2 s non-interactive run prints one JSON summary on stdout", .timeLimit(.minutes(10)))
     func jsonSummary() throws {
         let output = try ExampleProcess.run(example: "todo-countdown", ["--compare", "--duration", "2", "--json", "--select", "2"])
         #expect(output.status == 0)
@@ -15,7 +15,7 @@ struct EndToEndTests {
         #expect(strategies.map { $0["strategy"] as? String } == ["poll", "aligned"])
         for strategy in strategies {
             let seconds = try #require(strategy["duration_seconds"] as? Double)
-            #expect(seconds >= 1.9 && seconds < 10)
+            #expect(seconds >= 1.9 && seconds < 20)  // 10x the run: a loaded machine fires its end late
             #expect((strategy["redraws"] as? Int ?? 0) >= 2)
         }
         // Poll ticks ten times a second; over 2 s it must have woken far more than aligned.
@@ -23,7 +23,7 @@ struct EndToEndTests {
         #expect(wakeups[0] > 2 * wakeups[1])
     }
 
-    @Test("--help names the strategies and flags", .timeLimit(.minutes(1)))
+    @Test("--help names the strategies and flags", .timeLimit(.minutes(10)))
     func help() throws {
         let output = try ExampleProcess.run(example: "todo-countdown", ["--help"])
         #expect(output.status == 0)

@@ -5,7 +5,7 @@ import WakeDate
 
 /// Runs the real `wake-date` binary for about two seconds and checks its JSON summary.
 /// Bounds are generous: this checks behaviour, not speed.
-@Suite(.serialized) struct EndToEndTests {
+@Suite("Real time: wake-date end to end", .serialized) struct EndToEndTests {
     private func binary() throws -> URL {
         try #require(ExampleProcess.binary(named: "wake-date"),
                      "wake-date not found in \(ExampleProcess.productsDirectory.path); build it first")

@@ -1,6 +1,6 @@
 import RunLoopKit
-import Synchronization
 import Testing
+import TestSupport
 
 // TestingOnVirtualTime.md, run as tests.
 
@@ -24,35 +24,6 @@ final class Debouncer {
     }
 }
 // end
-
-/// The task-based debouncer the article's third block uses: each input cancels the previous
-/// sleep and starts another.
-final class ClockDebouncer: Sendable {
-    private let clock: any Clock<Duration>
-    private let delay: Duration
-    private let emit: @Sendable (String) -> Void
-    private let pending = Mutex<Task<Void, Never>?>(nil)
-
-    init(clock: any Clock<Duration>, delay: Duration, emit: @escaping @Sendable (String) -> Void) {
-        self.clock = clock
-        self.delay = delay
-        self.emit = emit
-    }
-
-    func input(_ value: String) {
-        let (clock, delay, emit) = (clock, delay, emit)
-        let task = Task {
-            do {
-                try await clock.sleep(for: delay)
-                emit(value)
-            } catch {}
-        }
-        pending.withLock { previous in
-            previous?.cancel()
-            previous = task
-        }
-    }
-}
 
 @Suite struct TestingSnippets {
     @Test func debouncerOnALoop() {

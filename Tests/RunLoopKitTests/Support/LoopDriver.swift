@@ -124,3 +124,33 @@ func runScenario(on kind: LoopKind, _ scenario: @escaping @Sendable (any LoopDri
 /// `EVRunLoop.current` for an exit test's body, which is `async` but runs its loop start to
 /// finish without suspending, so the thread cannot change under it.
 func currentLoopOfThisThread() -> EVRunLoop { EVRunLoop.current }
+
+/// Runs `body` as a task preferring a new loop on a virtual clock, on a thread of its own, and
+/// runs that loop until the task returns: virtual time jumps from timer to timer, so a test of
+/// sleeps and ticks runs at once, at exact instants. Returns what the task returned (rethrowing
+/// what it threw), or nil, with an issue recorded, when it had not returned after `limit` of
+/// virtual time.
+func onVirtualLoop<T: Sendable>(
+    limit: Duration = .seconds(3_600), sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: @escaping @Sendable (EVRunLoop) async throws -> T
+) throws -> T? {
+    let outcome = onFreshThread { () -> Result<T, any Error>? in
+        let loop = EVRunLoop(clock: EVVirtualClock())
+        let keepAlive = EVSource { _ in }  // the mode stays alive while the task waits for a job
+        loop.add(keepAlive, forMode: .default)
+        let outcome = LoopBox<Result<T, any Error>?>(nil)
+        Task(executorPreference: loop) {
+            do { outcome.value = .success(try await body(loop)) } catch { outcome.value = .failure(error) }
+            loop.stop()
+        }
+        let end = loop.now + limit
+        while case .none = outcome.value, loop.now < end { loop.run(mode: .default, for: end - loop.now) }
+        keepAlive.invalidate()
+        return outcome.value
+    }
+    guard let outcome else {
+        Issue.record("the task had not returned after \(limit) of virtual time", sourceLocation: sourceLocation)
+        return nil
+    }
+    return try outcome.get()
+}
