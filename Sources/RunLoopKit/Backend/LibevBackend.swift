@@ -261,13 +261,17 @@ final class LibevBackend: Backend, @unchecked Sendable {
             _ = clibev_unblock_signal(number)
             watcher = Watcher(signal: number, token: token)
         }
-        watcher.start(on: loop, owner: self) { backend, token in
-            backend.otherEvent = true
-            backend.events?.ready(token)
-        }
+        watcher.start(on: loop, owner: self, handler: nil)
         if token >= watchers.count { watchers.append(contentsOf: repeatElement(nil, count: token + 1 - watchers.count)) }
         watchers[token] = watcher
         watchCount += 1
+    }
+
+    /// What a descriptor or signal watcher's callback does: notes the event and reports its
+    /// token (called directly, with no closure context to retain per event).
+    fileprivate func report(_ token: Int) {
+        otherEvent = true
+        events?.ready(token)
     }
 
     func setInterest(_ interest: EVSource.Readiness, token: Int) {
@@ -333,12 +337,14 @@ private final class Watcher {
     private static let callback: clibev_callback = { _, watcher, _ in
         // The backend holds the watcher while it is started: no retain per event.
         Unmanaged<Watcher>.fromOpaque(clibev_watcher_data(watcher)!)._withUnsafeGuaranteedRef { me in
-            me.handler?(me.owner!, me.token)
+            guard let owner = me.owner else { return }  // stopped
+            if let handler = me.handler { handler(owner, me.token) } else { owner.report(me.token) }
         }
     }
 
-    /// `ev_io_init` + `ev_io_start`, or `ev_signal_init` + `ev_signal_start`.
-    func start(on loop: OpaquePointer, owner: LibevBackend, handler: @escaping Handler) {
+    /// `ev_io_init` + `ev_io_start`, or `ev_signal_init` + `ev_signal_start`. A nil
+    /// `handler`: each event is reported to the owner's events as this watcher's token.
+    func start(on loop: OpaquePointer, owner: LibevBackend, handler: Handler?) {
         self.owner = owner
         self.handler = handler
         switch kind {
@@ -377,6 +383,7 @@ private final class Watcher {
         case .signal: ev_signal_stop(loop, raw.assumingMemoryBound(to: ev_signal.self))
         }
         handler = nil
+        owner = nil
     }
 }
 

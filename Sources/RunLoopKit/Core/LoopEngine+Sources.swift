@@ -160,16 +160,20 @@ extension LoopEngine: BackendEvents {
     /// ``fireKernelSources(_:stopAfterSource:)`` for one ready source (a pass's usual case),
     /// with no list to sort: the source leaves the ready list before its handler runs, so
     /// that a nested run that reports it again adds it again.
+    ///
+    /// The source's own list of modes answers whether it is in `state` (a mode or two, where
+    /// the mode's table would hash it), and the list is emptied by `removeLast` (a
+    /// `removeAll(keepingCapacity:)` goes through `replaceSubrange`, about 150 instructions).
     private func fireOnlyReadySource(_ state: ModeState) -> Bool {
         let source = readySources[0]
         guard source.isValid else {
             source.isReady = false
-            readySources.removeAll(keepingCapacity: true)
+            readySources.removeLast()
             return false
         }
-        guard state.kernelSequence(of: source) != nil else { return false }  // another mode's
+        guard source.modes.contains(where: { $0 === state }) else { return false }  // another mode's
         source.isReady = false
-        readySources.removeAll(keepingCapacity: true)
+        readySources.removeLast()
         fire(source)
         return true
     }
