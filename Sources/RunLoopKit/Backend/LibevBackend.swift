@@ -38,6 +38,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// else (a wake, a descriptor, a signal) did.
     private var deadlineFired = false
     private var otherEvent = false
+    var collectedEvents: Bool { otherEvent }
     private(set) var expiredDeadline: EVRunLoop.Instant?
     /// Running mean of how late the kernel wakes us after the timerfd's expiry (ns).
     private var meanOversleep: Int64 = 50_000
@@ -151,6 +152,8 @@ final class LibevBackend: Backend, @unchecked Sendable {
         self.events = events
         defer { self.events = nil }
         expiredDeadline = nil
+        deadlineFired = false
+        otherEvent = false
         let precise: Bool
         let target: Int64
         switch wait {
@@ -172,8 +175,6 @@ final class LibevBackend: Backend, @unchecked Sendable {
         }
         let lead = now.map { spinLead(now: $0) } ?? 0
         let armAt: Int64 = target == .max ? -1 : target - lead
-        deadlineFired = false
-        otherEvent = false
         if let now, armAt >= 0 && armAt <= now {
             ev_run(loop, Int32(EVRUN_NOWAIT))  // inside the lead: collect events, then spin
         } else {

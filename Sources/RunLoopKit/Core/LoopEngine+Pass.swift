@@ -71,11 +71,14 @@ extension LoopEngine {
             if handled { runBlocks(state) }
 
             // CF's fairness: a main queue not serviced last pass is read before sleeping.
-            let mainQueueFirst = mainQueueBeforeWaiting(&mainQueuePort)
+            let mainQueueCheck = mainQueueBeforeWaiting(&mainQueuePort)
+            let mainQueueFirst = mainQueueCheck == .serviceNow
             let poll = handled || polling || mainQueueFirst
             if !poll { notify(.beforeWaiting, state) }
             let waited = !mainQueueFirst
-            if waited { wait(in: state, until: deadline, polling: poll || hasRunnableJobs(state)) }
+            if waited {
+                wait(in: state, until: deadline, polling: poll || hasRunnableJobs(state), polled: mainQueueCheck == .polled)
+            }
             // CF's `__CFRunLoopSetIgnoreWakeUps`: the loop is awake and will check its inbox,
             // sources and timers before it sleeps again, so wakes until the next pass are dropped.
             signals.ignoreWakeUps.store(true, ordering: .releasing)
@@ -99,7 +102,13 @@ extension LoopEngine {
 
     /// Waits until the run's `deadline` or the mode's next timer wake, whichever is first;
     /// a polling pass collects readiness and consumes a pending wake, without sleeping.
-    private func wait(in state: ModeState, until deadline: Int64, polling: Bool) {
+    /// `polled`: the main queue's fairness check polled every watch this pass, so a polling
+    /// pass is done, and a wait returns at once if that poll collected an event.
+    private func wait(in state: ModeState, until deadline: Int64, polling: Bool, polled: Bool) {
+        if polled && (polling || backend.collectedEvents) {
+            if !polling { stats.wakeups += 1 }
+            return
+        }
         if polling {
             backend.wait(.poll, events: self)
         } else {
