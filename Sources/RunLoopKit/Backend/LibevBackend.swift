@@ -54,8 +54,9 @@ final class LibevBackend: Backend, @unchecked Sendable {
     private var latestLateNow: Int64 = .min
     /// The descriptor and signal watchers, indexed by their token (a slot of the loop's
     /// ``WatchTable``), and how many there are.
-    private var watchers: [Watcher?] = []
-    private var watchCount = 0
+    /// Both skip Swift's dynamic exclusivity checks: loop thread only, no access spans a callout.
+    @exclusivity(unchecked) private var watchers: [Watcher?] = []
+    @exclusivity(unchecked) private var watchCount = 0
     /// Whether tolerant wakes go on ``WakeGrid/machine`` (see ``tolerantTarget(_:)``).
     var usesSharedGrid = false
     /// The sink of the wait in progress; nil outside `wait`. Unowned: the caller of `wait`
@@ -263,7 +264,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
             watcher = Watcher(signal: number, token: token)
         }
         watcher.start(on: loop, owner: self, handler: nil)
-        if token >= watchers.count { watchers.append(contentsOf: repeatElement(nil, count: token + 1 - watchers.count)) }
+        while token >= watchers.count { watchers.append(nil) }
         watchers[token] = watcher
         watchCount += 1
     }

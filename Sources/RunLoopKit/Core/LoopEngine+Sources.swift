@@ -21,8 +21,7 @@ extension LoopEngine: BackendEvents {
 
     func insert(_ source: EVSource, into state: ModeState) {
         // A descriptor found closed as it is armed invalidates the source: later modes skip it.
-        guard source.isValid, !state.contains(source) else { return }
-        state.insert(source)
+        guard source.isValid, state.insert(source) else { return }
         source.modes.append(state)
         guard state === armedState, source.fileDescriptor != nil else { return }
         if runStack.last === state {
