@@ -32,7 +32,7 @@ static void probe_over(struct ev_loop *loop, ev_timer *w, int revents) {
 }
 
 /// One `ev_run` until a timer of `seconds` ends it. Not static, and named so, for callgrind.
-__attribute__((noinline)) void dp_measured_libev_run(struct ev_loop *loop, double seconds) {
+__attribute__((noinline)) void dp_libev_measuredRun(struct ev_loop *loop, double seconds) {
     ev_timer over;
     ev_timer_init(&over, probe_over, seconds, 0.);
     ev_now_update(loop);
@@ -66,7 +66,7 @@ int dp_libev_feed(int32_t count, const int32_t *read_fds, int32_t active_write_f
     }
     probe_calls = 0;
     int64_t wall0 = probe_now_ns();
-    dp_measured_libev_run(loop, seconds);
+    dp_libev_measuredRun(loop, seconds);
     *wall_ns = probe_now_ns() - wall0;
     *calls = probe_calls;
     for (int32_t i = 0; i < count; i++) ev_io_stop(loop, &watchers[i]);

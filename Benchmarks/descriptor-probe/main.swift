@@ -7,7 +7,9 @@
 // Every variant makes IDLE + 1 non-blocking pipes and watches every read end for reading;
 // each handler reads a byte and, when it got one, counts the call and writes a byte back
 // on the active pipe, so exactly one source is ready per pass. Prints the handler calls
-// per second of the measured run and the cost to create and add a source.
+// per second of the measured run, the cost to create and add a source, and the cost per
+// source of the first pass, which starts watching them (libev: ev_io_start; its epoll_ctl
+// calls come in the first ev_run, which the add figure does not include).
 //
 // RunLoopKit variants (EVRunLoop.current, on the main thread unless said otherwise):
 //   default   sources in .default, loop.run(mode: .default, for: SECONDS)
@@ -18,8 +20,10 @@
 //   thread    default, on a thread of its own (as loop-bench's workload)
 // libev variants: libev (ev_default_loop), libev-new (ev_loop_new(EVFLAG_AUTO)).
 //
-// The measured run is in a function whose name holds `measured`, for
-// `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measured*'`.
+// The measured parts are functions whose names start with `measured`, for
+// `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measuredRun*'` (the
+// run; `*measuredPolls*` for poll, `*measuredAdds*` the adds, `*measuredArm*` the pass
+// that starts watching the descriptors; the C side's run is `dp_libev_measuredRun`).
 import CLibevBench
 import Foundation
 import RunLoopKit
@@ -43,6 +47,7 @@ struct Outcome {
     var calls: Int
     var wallNanos: Int64
     var addNanos: Int64
+    var armNanos: Int64 = 0
 }
 
 func nowNanos() -> Int64 {
@@ -110,15 +115,13 @@ func runLoopKit(
 ) -> Outcome {
     let loop = EVRunLoop.current
     let mode: EVRunLoop.Mode = variant == "common" ? .common : .default
-    var sources: [EVSource] = []
-    sources.reserveCapacity(reads.count)
     let t0 = nowNanos()
-    for fd in reads {
-        let source = try! EVSource(fileDescriptor: fd, handler: handler(fd))
-        loop.add(source, forMode: mode)
-        sources.append(source)
-    }
+    let sources = measuredAdds(loop, reads: reads, mode: mode, handler: handler)
     let add = nowNanos() - t0
+    // The loop watches a mode's descriptors from its first run on: a pass that only arms them.
+    let t1 = nowNanos()
+    measuredArm(loop)
+    let arm = nowNanos() - t1
     if variant == "observer" {
         loop.add(EVObserver(activities: .afterWaiting) { _, _ in passes.add(1, ordering: .relaxed) }, forMode: .default)
     }
@@ -131,7 +134,28 @@ func runLoopKit(
     let wall = nowNanos() - wall0
     let after = count()
     for source in sources { source.invalidate() }
-    return Outcome(calls: after - before, wallNanos: wall, addNanos: add)
+    return Outcome(calls: after - before, wallNanos: wall, addNanos: add, armNanos: arm)
+}
+
+/// Creates and adds a source per read end.
+@inline(never)
+func measuredAdds(
+    _ loop: EVRunLoop, reads: [Int32], mode: EVRunLoop.Mode, handler: (Int32) -> @Sendable (EVSource) -> Void
+) -> [EVSource] {
+    var sources: [EVSource] = []
+    sources.reserveCapacity(reads.count)
+    for fd in reads {
+        let source = try! EVSource(fileDescriptor: fd, handler: handler(fd))
+        loop.add(source, forMode: mode)
+        sources.append(source)
+    }
+    return sources
+}
+
+/// One pass without sleeping: the loop starts watching the sources' descriptors.
+@inline(never)
+func measuredArm(_ loop: EVRunLoop) {
+    loop.run(mode: .default, for: .zero)
 }
 
 func libev(defaultLoop: Bool, reads: [Int32], activeWrite: Int32) -> Outcome {
@@ -175,5 +199,6 @@ default:
 let perSecond = Double(outcome.calls) / (Double(outcome.wallNanos) / 1e9)
 let addPerSource = Double(outcome.addNanos) / Double(reads.count)
 var line = "\(variant) calls/s \(Int(perSecond)) calls \(outcome.calls) add-ns/source \(Int(addPerSource))"
+    + " arm-ns/source \(outcome.armNanos / Int64(reads.count))"
 if variant == "observer" { line += " passes \(passes.load(ordering: .relaxed))" }
 print(line)

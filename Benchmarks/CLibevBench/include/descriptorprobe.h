@@ -9,8 +9,8 @@
 /// and, when it got one, counts the call and writes a byte to `active_write_fd`; writes the
 /// first byte, then `ev_run(loop, 0)` until an `ev_timer` of `seconds` breaks the loop.
 /// `default_loop` nonzero: `ev_default_loop(0)`, else `ev_loop_new(EVFLAG_AUTO)`. A first
-/// run of `warmup_seconds` is not counted (the measured run is `dp_measured_libev_run`, for
-/// callgrind's `--toggle-collect='*measured*'`). Stores the counted calls, the measured
+/// run of `warmup_seconds` is not counted (the measured run is `dp_libev_measuredRun`, for
+/// callgrind's `--toggle-collect='*measuredRun*'`). Stores the counted calls, the measured
 /// run's wall time (ns) and the time to init and start all watchers (ns). Returns 0 or -1.
 int dp_libev_feed(int32_t count, const int32_t *read_fds, int32_t active_write_fd, int default_loop,
                   double warmup_seconds, double seconds, int64_t *calls, int64_t *wall_ns, int64_t *add_ns);
