@@ -164,15 +164,16 @@ extension LoopEngine: BackendEvents {
     /// the mode's table would hash it), and the list is emptied by `removeLast` (a
     /// `removeAll(keepingCapacity:)` goes through `replaceSubrange`, about 150 instructions).
     private func fireOnlyReadySource(_ state: ModeState) -> Bool {
-        let source = readySources[0]
+        let source = readySources.removeLast()  // the list's reference, taken over
         guard source.isValid else {
             source.isReady = false
-            readySources.removeLast()
             return false
         }
-        guard source.modes.contains(where: { $0 === state }) else { return false }  // another mode's
+        guard source.modes.contains(where: { $0 === state }) else {  // another mode's: stays ready
+            readySources.append(source)
+            return false
+        }
         source.isReady = false
-        readySources.removeLast()
         fire(source)
         return true
     }
