@@ -42,6 +42,10 @@ protocol Backend: AnyObject, Sendable {
     /// The deadline that ended the last ``wait(_:events:)``: the instant it was set to end;
     /// nil when a wake or a ready watch ended it first, or it polled.
     var expiredDeadline: EVRunLoop.Instant? { get }
+    /// Whether the last ``wait(_:events:)`` was ended by, or (polling) collected, a wake, a
+    /// ready watch or a wall-clock change: a wait started now would then return at once
+    /// (readiness is level-triggered; a consumed wake counts as still pending).
+    var collectedEvents: Bool { get }
     /// Ends the current or next ``wait(_:events:)`` early. Safe from any thread.
     func wakeUp()
     /// Whether tolerant wakes go on the shared ``WakeGrid`` (``EVRunLoop/timerCoalescing``

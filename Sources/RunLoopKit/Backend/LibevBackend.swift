@@ -38,6 +38,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// else (a wake, a descriptor, a signal) did.
     private var deadlineFired = false
     private var otherEvent = false
+    var collectedEvents: Bool { otherEvent }
     private(set) var expiredDeadline: EVRunLoop.Instant?
     /// Running mean of how late the kernel wakes us after the timerfd's expiry (ns).
     private var meanOversleep: Int64 = 50_000
@@ -53,8 +54,9 @@ final class LibevBackend: Backend, @unchecked Sendable {
     private var latestLateNow: Int64 = .min
     /// The descriptor and signal watchers, indexed by their token (a slot of the loop's
     /// ``WatchTable``), and how many there are.
-    private var watchers: [Watcher?] = []
-    private var watchCount = 0
+    /// Both skip Swift's dynamic exclusivity checks: loop thread only, no access spans a callout.
+    @exclusivity(unchecked) private var watchers: [Watcher?] = []
+    @exclusivity(unchecked) private var watchCount = 0
     /// Whether tolerant wakes go on ``WakeGrid/machine`` (see ``tolerantTarget(_:)``).
     var usesSharedGrid = false
     /// The sink of the wait in progress; nil outside `wait`. Unowned: the caller of `wait`
@@ -151,6 +153,8 @@ final class LibevBackend: Backend, @unchecked Sendable {
         self.events = events
         defer { self.events = nil }
         expiredDeadline = nil
+        deadlineFired = false
+        otherEvent = false
         let precise: Bool
         let target: Int64
         switch wait {
@@ -172,8 +176,6 @@ final class LibevBackend: Backend, @unchecked Sendable {
         }
         let lead = now.map { spinLead(now: $0) } ?? 0
         let armAt: Int64 = target == .max ? -1 : target - lead
-        deadlineFired = false
-        otherEvent = false
         if let now, armAt >= 0 && armAt <= now {
             ev_run(loop, Int32(EVRUN_NOWAIT))  // inside the lead: collect events, then spin
         } else {
@@ -258,13 +260,17 @@ final class LibevBackend: Backend, @unchecked Sendable {
             _ = clibev_unblock_signal(number)
             watcher = Watcher(signal: number, token: token)
         }
-        watcher.start(on: loop, owner: self) { backend, token in
-            backend.otherEvent = true
-            backend.events?.ready(token)
-        }
-        if token >= watchers.count { watchers.append(contentsOf: repeatElement(nil, count: token + 1 - watchers.count)) }
+        watcher.start(on: loop, owner: self, handler: nil)
+        while token >= watchers.count { watchers.append(nil) }
         watchers[token] = watcher
         watchCount += 1
+    }
+
+    /// What a descriptor or signal watcher's callback does: notes the event and reports its
+    /// token (called directly, with no closure context to retain per event).
+    fileprivate func report(_ token: Int) {
+        otherEvent = true
+        events?.ready(token)
     }
 
     func setInterest(_ interest: EVSource.Readiness, token: Int) {
@@ -330,12 +336,14 @@ private final class Watcher {
     private static let callback: clibev_callback = { _, watcher, _ in
         // The backend holds the watcher while it is started: no retain per event.
         Unmanaged<Watcher>.fromOpaque(clibev_watcher_data(watcher)!)._withUnsafeGuaranteedRef { me in
-            me.handler?(me.owner!, me.token)
+            guard let owner = me.owner else { return }  // stopped
+            if let handler = me.handler { handler(owner, me.token) } else { owner.report(me.token) }
         }
     }
 
-    /// `ev_io_init` + `ev_io_start`, or `ev_signal_init` + `ev_signal_start`.
-    func start(on loop: OpaquePointer, owner: LibevBackend, handler: @escaping Handler) {
+    /// `ev_io_init` + `ev_io_start`, or `ev_signal_init` + `ev_signal_start`. A nil
+    /// `handler`: each event is reported to the owner's events as this watcher's token.
+    func start(on loop: OpaquePointer, owner: LibevBackend, handler: Handler?) {
         self.owner = owner
         self.handler = handler
         switch kind {
@@ -374,6 +382,7 @@ private final class Watcher {
         case .signal: ev_signal_stop(loop, raw.assumingMemoryBound(to: ev_signal.self))
         }
         handler = nil
+        owner = nil
     }
 }
 

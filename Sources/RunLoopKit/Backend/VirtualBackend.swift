@@ -23,6 +23,8 @@ final class VirtualBackend: Backend {
     /// The deadline (ns) that ended the last wait, `.min` for none (an atomic only because
     /// the backend is `Sendable`; the loop's thread alone uses it).
     private let expired = Atomic<Int64>(.min)
+    /// ``collectedEvents``: the last wait ended on a wake or a wall-clock change.
+    private let collected = Atomic(false)
 
     init(clock: EVVirtualClock) {
         self.clock = clock
@@ -48,8 +50,11 @@ final class VirtualBackend: Backend {
     func wallNow() -> Date { clock.wallNow }
     func wallNanos() -> Int64 { clock.wallNanos }
 
+    var collectedEvents: Bool { collected.load(ordering: .relaxed) }
+
     func wait(_ wait: Wait, events: any BackendEvents) {
         expired.store(.min, ordering: .relaxed)
+        collected.store(true, ordering: .relaxed)
         // A wall clock set before the wait ends it at once, as the real loop's
         // TFD_TIMER_CANCEL_ON_SET timerfd does, so that aligned timers re-align first.
         if clock.takeWallClockChange() {
@@ -57,6 +62,7 @@ final class VirtualBackend: Backend {
             return
         }
         if takeWake() { return }
+        collected.store(false, ordering: .relaxed)
         switch wait {
         case .poll:
             return
@@ -66,6 +72,7 @@ final class VirtualBackend: Backend {
             expired.store(target.nanoseconds, ordering: .relaxed)
         case .forever:
             sleeper.sleep(until: takeWake)
+            collected.store(true, ordering: .relaxed)  // only a wake ends it
         }
     }
 

@@ -7,9 +7,13 @@
 /// - While such a run waits, the queue's eventfd is watched; after the wait (never inside a
 ///   libev callback) the eventfd is read and `_dispatch_main_queue_callback_4CF` runs the
 ///   queued work. That counts as a handled source.
-/// - Fairness: a pass that did not service the queue on the previous pass reads the
+/// - Fairness: a pass that did not service the queue on the previous pass checks the
 ///   eventfd before it would sleep, and if it was written skips the wait (and the
-///   `beforeWaiting`/`afterWaiting` notifications) to service the queue at once.
+///   `beforeWaiting`/`afterWaiting` notifications) to service the queue at once. CF reads
+///   the eventfd; here a poll of every watch checks it, and the readiness it collects
+///   serves as the pass's wait, which then needs no system call of its own when the poll
+///   found anything (a descriptor stays ready; a wake it consumed ends the wait at once):
+///   a busy loop makes one system call per pass where it made two.
 /// - Such a mode is never empty: ``EVRunLoop/run(mode:for:returnAfterSourceHandled:)`` keeps
 ///   going until its deadline or a stop, as CF's `__CFRunLoopModeIsEmpty` says.
 extension LoopEngine {
@@ -45,10 +49,20 @@ extension LoopEngine {
         return MainQueuePort(isServiced: serviced)
     }
 
+    /// What the fairness check before the wait found.
+    enum MainQueueCheck {
+        /// No check this pass (or not a servicing run): wait as usual.
+        case none
+        /// The check polled every watch and the queue had nothing: the pass's wait need
+        /// not poll again, nor wait at all when the poll collected an event.
+        case polled
+        /// The queue was signalled: service it now, without waiting.
+        case serviceNow
+    }
+
     /// Before the wait: puts the eventfd in the wait set of a servicing run (takes it out
     /// for a nested run that does not service the queue), and applies CF's fairness rule.
-    /// Returns true when the queue must be serviced now, without waiting.
-    func mainQueueBeforeWaiting(_ port: inout MainQueuePort) -> Bool {
+    func mainQueueBeforeWaiting(_ port: inout MainQueuePort) -> MainQueueCheck {
         if port.isServiced != (mainQueue.token >= 0) {
             if port.isServiced {
                 mainQueue.token = watches.claim(nil)
@@ -60,7 +74,10 @@ extension LoopEngine {
             }
         }
         defer { port.servicedLastPass = false }
-        return port.isServiced && !port.servicedLastPass && MainDispatchQueue.consumeWake(mainQueue.handle)
+        guard port.isServiced && !port.servicedLastPass else { return .none }
+        backend.wait(.poll, events: self)
+        guard mainQueue.isReady, MainDispatchQueue.consumeWake(mainQueue.handle) else { return .polled }
+        return .serviceNow
     }
 
     /// After the wait: services the queue if its eventfd was written (or was found

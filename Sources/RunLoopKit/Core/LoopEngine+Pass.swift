@@ -71,11 +71,14 @@ extension LoopEngine {
             if handled { runBlocks(state) }
 
             // CF's fairness: a main queue not serviced last pass is read before sleeping.
-            let mainQueueFirst = mainQueueBeforeWaiting(&mainQueuePort)
+            let mainQueueCheck = mainQueueBeforeWaiting(&mainQueuePort)
+            let mainQueueFirst = mainQueueCheck == .serviceNow
             let poll = handled || polling || mainQueueFirst
             if !poll { notify(.beforeWaiting, state) }
             let waited = !mainQueueFirst
-            if waited { wait(in: state, until: deadline, polling: poll || hasRunnableJobs(state)) }
+            if waited {
+                wait(in: state, until: deadline, polling: poll || hasRunnableJobs(state), polled: mainQueueCheck == .polled)
+            }
             // CF's `__CFRunLoopSetIgnoreWakeUps`: the loop is awake and will check its inbox,
             // sources and timers before it sleeps again, so wakes until the next pass are dropped.
             shared.ignoreWakeUps.store(true, ordering: .releasing)
@@ -99,7 +102,13 @@ extension LoopEngine {
 
     /// Waits until the run's `deadline` or the mode's next timer wake, whichever is first;
     /// a polling pass collects readiness and consumes a pending wake, without sleeping.
-    private func wait(in state: ModeState, until deadline: Int64, polling: Bool) {
+    /// `polled`: the main queue's fairness check polled every watch this pass, so a polling
+    /// pass is done, and a wait returns at once if that poll collected an event.
+    private func wait(in state: ModeState, until deadline: Int64, polling: Bool, polled: Bool) {
+        if polled && (polling || backend.collectedEvents) {
+            if !polling { stats.wakeups += 1 }
+            return
+        }
         if polling {
             backend.wait(.poll, events: self)
         } else {
@@ -156,8 +165,15 @@ extension LoopEngine {
     // MARK: Observers
 
     /// CF's `__CFRunLoopDoObservers`: the observers of `activity`, on a snapshot, in order,
-    /// each skipped if invalidated meanwhile or already firing (a nested run).
+    /// each skipped if invalidated meanwhile or already firing (a nested run). Inlined up to
+    /// the test for a trace or a listener: a pass notifies six times, mostly no one.
+    @inline(__always)
     func notify(_ activity: Activity, _ state: ModeState) {
+        guard trace != nil || state.observerMask & activity.rawValue != 0 else { return }
+        notifyListeners(activity, state)
+    }
+
+    private func notifyListeners(_ activity: Activity, _ state: ModeState) {
         trace?.record(.activity(activity))
         guard state.observerMask & activity.rawValue != 0 else { return }
         // The snapshot keeps every observer in it alive: no reference counting per observer.

@@ -21,8 +21,7 @@ extension LoopEngine: BackendEvents {
 
     func insert(_ source: EVSource, into state: ModeState) {
         // A descriptor found closed as it is armed invalidates the source: later modes skip it.
-        guard source.isValid, !state.contains(source) else { return }
-        state.insert(source)
+        guard source.isValid, state.insert(source) else { return }
         source.modes.append(state)
         guard state === armedState, source.fileDescriptor != nil else { return }
         if runStack.last === state {
@@ -160,16 +159,21 @@ extension LoopEngine: BackendEvents {
     /// ``fireKernelSources(_:stopAfterSource:)`` for one ready source (a pass's usual case),
     /// with no list to sort: the source leaves the ready list before its handler runs, so
     /// that a nested run that reports it again adds it again.
+    ///
+    /// The source's own list of modes answers whether it is in `state` (a mode or two, where
+    /// the mode's table would hash it), and the list is emptied by `removeLast` (a
+    /// `removeAll(keepingCapacity:)` goes through `replaceSubrange`, about 150 instructions).
     private func fireOnlyReadySource(_ state: ModeState) -> Bool {
-        let source = readySources[0]
+        let source = readySources.removeLast()  // the list's reference, taken over
         guard source.isValid else {
             source.isReady = false
-            readySources.removeAll(keepingCapacity: true)
             return false
         }
-        guard state.kernelSequence(of: source) != nil else { return false }  // another mode's
+        guard source.modes.contains(where: { $0 === state }) else {  // another mode's: stays ready
+            readySources.append(source)
+            return false
+        }
         source.isReady = false
-        readySources.removeAll(keepingCapacity: true)
         fire(source)
         return true
     }

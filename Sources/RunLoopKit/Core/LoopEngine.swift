@@ -55,7 +55,7 @@ final class LoopEngine {
     @exclusivity(unchecked) var runStack: [ModeState] = []
     @exclusivity(unchecked) var blocks: [QueuedBlock] = []
     /// The backend's watches (signal sources, and the descriptor sources of `armedState`).
-    var watches = WatchTable()
+    @exclusivity(unchecked) var watches = WatchTable()
     /// The mode whose descriptor sources are watched: the running mode, or the last one run.
     @exclusivity(unchecked) var armedState: ModeState?
     /// Descriptor sources added to `armedState` while no run was in progress, to be watched

@@ -25,10 +25,13 @@ struct Members<Element: AnyObject> {
     /// Adds `element` with `order`; returns false (changing nothing) if it is already in.
     @discardableResult
     mutating func insert(_ element: Element, order: Int = 0) -> Bool {
-        let id = ObjectIdentifier(element)
-        guard entries[id] == nil else { return false }
-        nextSequence += 1
-        entries[id] = Entry(element: element, order: order, sequence: nextSequence)
+        // One hash for a new member (the usual case): store, and put back a member found.
+        let entry = Entry(element: element, order: order, sequence: nextSequence &+ 1)
+        if let existing = entries.updateValue(entry, forKey: ObjectIdentifier(element)) {
+            entries[ObjectIdentifier(element)] = existing
+            return false
+        }
+        nextSequence &+= 1
         sorted = nil
         return true
     }
@@ -45,7 +48,7 @@ struct Members<Element: AnyObject> {
     func sequence(of element: Element) -> UInt64? { entries[ObjectIdentifier(element)]?.sequence }
 
     /// The members in no particular order, without building the sorted list.
-    var unordered: some Sequence<Element> { entries.values.lazy.map(\.element) }
+    var unordered: some Sequence<Element> { entries.values.lazy.map { $0.element } }  // a key path costs a metadata lookup per member
 
     /// The members by ascending order, then insertion.
     var elements: [Element] {

@@ -100,12 +100,10 @@ final class ModeState {
         source.isManual ? manualSet.contains(source) : kernelSet.contains(source)
     }
 
-    func insert(_ source: EVSource) {
-        if source.isManual {
-            manualSet.insert(source, order: source.order)
-        } else {
-            kernelSet.insert(source)
-        }
+    /// Adds `source`; returns false (changing nothing) if it is already in.
+    @discardableResult
+    func insert(_ source: EVSource) -> Bool {
+        source.isManual ? manualSet.insert(source, order: source.order) : kernelSet.insert(source)
     }
 
     func remove(_ source: EVSource) {

@@ -75,17 +75,21 @@ public final class EVSource: @unchecked Sendable {
     private let signalTime = Atomic<UInt64>(0)
     /// Validity and the loop the source belongs to, changed together.
     let link = LoopLink()
+    // `isReady`, `watchToken` and `modes` skip Swift's dynamic exclusivity checks (read on
+    // every ready report and fire): they are used on the loop's thread only, and no access
+    // spans a callout.
     /// Set when the backend reported the source ready during a wait (the source is then in
     /// the loop's ready list); consumed when the source fires. Loop thread only.
-    var isReady = false
+    @exclusivity(unchecked) var isReady = false
     /// The slot of the loop's ``WatchTable`` under which the backend watches the source's
     /// descriptor or signal; -1 while unwatched. Loop thread only.
-    var watchToken = -1
+    @exclusivity(unchecked) var watchToken = -1
     /// What a descriptor source waits for (``Readiness`` raw value).
     private let interest: Atomic<UInt8>
     /// The loop this source was added to.
     var loop: EVRunLoop? { link.loop }
-    var modes: [ModeState] = []
+    /// The mode states that hold the source. Loop thread only.
+    @exclusivity(unchecked) var modes: [ModeState] = []
     /// For a descriptor source: the file it was made for (device and inode), to notice
     /// that its number now names another file.
     private let descriptorIdentity: (device: UInt, inode: UInt)?
