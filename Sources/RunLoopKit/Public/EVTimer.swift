@@ -246,23 +246,10 @@ public final class EVTimer: @unchecked Sendable {
         return nanoseconds(min(tolerance, 9e9))
     }
 
-    /// `Int64((seconds * 1e9).rounded())` (ties away from zero) without a call to libm's
-    /// `round`, for finite `seconds` within ±9e9: below 2^52 the product's whole and
-    /// fractional parts are exact in a `Double`; above, it is a whole number already.
-    ///
-    /// The rounding reads sign bits instead of branching: the compiler keeps `fraction >=
-    /// 0.5 ? 1 : 0` a branch, which intervals of random fractions mispredict every other
-    /// time. `fraction - 0.5` and `-0.5 - fraction` are exact for a fraction in (-1, 1) and
-    /// +0 at a tie, so their sign bits are clear exactly when the product rounds away.
-    @inline(__always)
+    /// `seconds` in whole nanoseconds, to the nearest (ties away from zero), for finite
+    /// `seconds` within ±9e9.
     static func nanoseconds(_ seconds: Double) -> Int64 {
-        let product = seconds * 1e9
-        let whole = Int64(product)  // truncated toward zero
-        guard abs(product) < 0x1p52 else { return whole }
-        let fraction = product - Double(whole)
-        let up = Int64(bitPattern: ~(fraction - 0.5).bitPattern >> 63)  // 1 when fraction >= 0.5
-        let down = Int64(bitPattern: ~(-0.5 - fraction).bitPattern >> 63)  // 1 when fraction <= -0.5
-        return whole &+ up &- down
+        Int64((seconds * 1e9).rounded())
     }
 
     static func checkedTolerance(nanos: Int64, call: String) -> Int64 {
