@@ -36,8 +36,6 @@ final class LoopEngine {
     // The hottest of these skip Swift's dynamic exclusivity checks (`@exclusivity(unchecked)`):
     // no access to them spans a callout, so accesses never overlap.
     @exclusivity(unchecked) var modes: [Mode: ModeState] = [:]
-    /// Link references held for this thread's claims (``takeLinkReference()``).
-    @exclusivity(unchecked) private var linkReferences = 0
     @exclusivity(unchecked) var commonModeSet: Set<Mode> = [.default]
     /// The last answer of ``resolve(_:)``; cleared when the common modes change.
     @exclusivity(unchecked) var lastResolved: ResolvedMode?
@@ -92,26 +90,9 @@ final class LoopEngine {
     func attach(to loop: EVRunLoop) { facade = .passUnretained(loop) }
 
     /// The engine goes with its loop: the timers' and sources' references to its mode states
-    /// are cleared (``breakCycles()``), and the link references left in the stash go back
-    /// to the shared state.
-    deinit {
-        breakCycles()
-        if linkReferences > 0, shared.dropLinkReferences(linkReferences) { Unmanaged.passUnretained(shared).release() }
-    }
+    /// are cleared (``breakCycles()``).
+    deinit { breakCycles() }
 
-    /// Hands out one link reference (``LoopShared/addLinkReferences(_:)``) for a timer or
-    /// source this loop claims on its thread: from a stash, refilled 1,024 at a time, so that
-    /// a claim costs no atomic operation.
-    func takeLinkReference() {
-        if linkReferences == 0 {
-            shared.addLinkReferences(1_024)
-            linkReferences = 1_024
-        }
-        linkReferences -= 1
-    }
-
-    /// Takes back a reference ``takeLinkReference()`` gave (a claim that lost its race).
-    func returnLinkReference() { linkReferences += 1 }
 
     /// Timers and sources point back at the mode states that hold them; clears those
     /// references before the states go, and tells each timer's ``EVTimer/loopReleased``

@@ -5,15 +5,14 @@ import Synchronization
 /// timer's or source's own lock).
 ///
 /// One atomic word, no lock: the address of the owning loop's ``LoopShared`` (0 before the
-/// first add; stored once, with a link reference counted by the shared state and dropped in the
-/// link's `deinit`: see ``LoopShared/addLinkReferences(_:)``), with bit 0
-/// set once invalidated (an object's address has its low bits clear). ``claim(for:engine:)``
+/// first add; stored once, retained by the link and released in its `deinit`), with bit 0
+/// set once invalidated (an object's address has its low bits clear). ``claim(for:)``
 /// changes the word with one read-modify-write, and so does an invalidate of an unclaimed
 /// word; once claimed, the word can only gain the invalid bit, which a timer's invalidate
 /// sets with a plain store (see ``invalidate(from:)``). Each invalidate is thus ordered with
 /// each claim:
 ///
-/// - ``claim(for:engine:)`` (in `add`, on the calling thread) swaps 0 for the loop's shared state. If
+/// - ``claim(for:)`` (in `add`, on the calling thread) swaps 0 for the loop's shared state. If
 ///   the word was invalid by then, the claim fails, and the invalidate (which came first)
 ///   removes nothing, nor needs to; if it held another loop's shared state, the object belongs to
 ///   that loop (two adds to two loops cannot both succeed: one swap wins).
@@ -26,7 +25,7 @@ import Synchronization
 /// reference to its loop (``LoopShared/loop``) answers "is the loop still there", and it
 /// knows the loop's thread (``LoopShared/owner``).
 struct LoopLink: ~Copyable, Sendable {
-    /// The outcome of ``claim(for:engine:)``.
+    /// The outcome of ``claim(for:)``.
     enum Claim {
         /// The loop owns it now; `isFirst` when this claim made it the owner (the first add):
         /// until then no loop touched its schedule; after it, the loop's thread may be
@@ -43,8 +42,7 @@ struct LoopLink: ~Copyable, Sendable {
     private static let invalidBit: UInt = 1
 
     deinit {
-        guard let stored = Self.shared(in: word.load(ordering: .acquiring)) else { return }
-        if stored._withUnsafeGuaranteedRef({ $0.dropLinkReferences(1) }) { stored.release() }
+        Self.shared(in: word.load(ordering: .acquiring))?.release()
     }
 
     var isValid: Bool { word.load(ordering: .acquiring) & Self.invalidBit == 0 }
@@ -59,29 +57,18 @@ struct LoopLink: ~Copyable, Sendable {
         UnsafeRawPointer(bitPattern: word & ~invalidBit).map { Unmanaged.fromOpaque($0) }
     }
 
-    /// Checks validity and makes `loop` the owner, unless another loop is (a loop that
-    /// claimed it and is gone since still counts: an object serves one loop only, as in CF).
-    /// `engine`: the loop's engine when the caller runs on the loop's thread, which hands
-    /// out the link's reference from its stash; nil on other threads. (Both unmanaged: as
-    /// references, the two cost a retain and a release each per add.)
-    func claim(for shared: Unmanaged<LoopShared>, engine: Unmanaged<LoopEngine>?) -> Claim {
+    /// Checks validity and makes the loop whose shared state is `shared` the owner, unless
+    /// another loop is (a loop that claimed it and is gone since still counts: an object
+    /// serves one loop only, as in CF). (`shared` unmanaged: as a reference, it costs a
+    /// retain and a release per add.)
+    func claim(for shared: Unmanaged<LoopShared>) -> Claim {
         let mine = UInt(bitPattern: shared.toOpaque())
         let current = word.load(ordering: .acquiring)
         guard current == 0 else { return Self.claim(found: current, mine: mine) }
-        // The link's reference, taken before the address is published.
-        if let engine {
-            engine._withUnsafeGuaranteedRef { $0.takeLinkReference() }
-        } else {
-            shared._withUnsafeGuaranteedRef { $0.addLinkReferences(1) }
-        }
+        _ = shared.retain()  // the link's reference, taken before the address is published
         let (exchanged, found) = word.compareExchange(expected: 0, desired: mine, ordering: .acquiringAndReleasing)
         if exchanged { return .claimed(isFirst: true) }
-        // An invalidate or another claim came first: give the reference back.
-        if let engine {
-            engine._withUnsafeGuaranteedRef { $0.returnLinkReference() }
-        } else if shared._withUnsafeGuaranteedRef({ $0.dropLinkReferences(1) }) {
-            shared.release()
-        }
+        shared.release()  // an invalidate or another claim came first
         return Self.claim(found: found, mine: mine)
     }
 

@@ -32,27 +32,6 @@ final class LoopShared: Sendable {
     let plannedWake = Atomic<Int64>(.min)
     /// Runs in progress (nested ones included); a stop with none in progress is dropped (``EVRunLoop/stop()``).
     let activeRuns = Atomic<Int>(0)
-
-    /// References held by links (``LoopLink``, one per timer or source the loop claimed) and
-    /// by the engine's stash of them (``LoopEngine/takeLinkReference()``). While there are
-    /// any, the shared state keeps one strong reference to itself, so that a link reaches it
-    /// after the loop is gone. Counted here rather than by Swift's reference count so that
-    /// the loop's thread hands them out in batches: a claim on that thread is then free of
-    /// atomic operations but its compare-exchange (an atomic retain cost 4.6 ns of a 80 ns add).
-    private let linkReferences = Atomic<Int>(0)
-
-    /// Counts `count` more link references. Whoever calls it holds the shared state (so it is
-    /// alive when the count leaves 0 and it retains itself).
-    func addLinkReferences(_ count: Int) {
-        if linkReferences.add(count, ordering: .relaxed).oldValue == 0 { _ = Unmanaged.passRetained(self) }
-    }
-
-    /// Counts `count` fewer link references; true when none are left, and the caller must then
-    /// release the shared state's reference to itself (`Unmanaged.release()`, once it is
-    /// done with it).
-    func dropLinkReferences(_ count: Int) -> Bool {
-        linkReferences.subtract(count, ordering: .acquiringAndReleasing).newValue == 0
-    }
 }
 
 /// A weak reference to a loop: the shared state's one reference to its loop, and

@@ -14,7 +14,7 @@ extension EVRunLoop {
         require(source.isManual || backend.watchesKernelEvents,
                 "EVRunLoop.add(_:forMode:): \(source.kind) sources need the real loop, not an EVVirtualClock loop")
         let onLoopThread = isOwnerThread
-        switch source.link.claim(for: .passUnretained(shared), engine: onLoopThread ? .passUnretained(engine) : nil) {
+        switch source.link.claim(for: .passUnretained(shared)) {
         case .claimed: break
         case .invalidated: misuse("EVRunLoop.add(_:forMode:): source \(source.label ?? "") is invalidated")
         case .otherLoop: misuse("EVRunLoop.add(_:forMode:): source \(source.label ?? "") belongs to another loop")

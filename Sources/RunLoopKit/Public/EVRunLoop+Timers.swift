@@ -21,7 +21,7 @@ extension EVRunLoop {
     public func add(_ timer: EVTimer, forMode mode: Mode) {
         let isFirstAdd: Bool
         let onLoopThread = isOwnerThread
-        switch timer.link.claim(for: .passUnretained(shared), engine: onLoopThread ? .passUnretained(engine) : nil) {
+        switch timer.link.claim(for: .passUnretained(shared)) {
         case .claimed(let isFirst): isFirstAdd = isFirst
         case .invalidated: misuse("EVRunLoop.add(_:forMode:): timer \(timer.label ?? "") is invalidated")
         case .otherLoop: misuse("EVRunLoop.add(_:forMode:): timer \(timer.label ?? "") belongs to another loop")
