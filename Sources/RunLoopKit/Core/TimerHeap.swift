@@ -176,8 +176,8 @@ enum TimerHeap {
         }
         // The hole is a leaf; the entry rises from it, never above `start` (its ancestors
         // there precede its old key, so they precede the new one). The same climb as
-        // `siftUp`, written out: calling it, bounded by `start`, costs 14 instructions per
-        // repeating fire (callgrind, N = 10k: 686 -> 700).
+        // `siftUp`, written out: calling it, bounded by `start`, costs more instructions per
+        // repeating fire on the heap path (PROFILING.md, "Tricks and what they earn").
         while index > start {
             let parent = (index &- 1) / arity
             guard O.precedes(entry, heap[parent], buffers) else { break }
