@@ -34,6 +34,15 @@ enum BenchmarksFile {
         - Each figure: median of \(plan.repetitions) repetitions, ± half the range as % of the median.
           Peers interleave within each repetition; each loop measurement runs on a fresh
           thread, the other peers on their own threads, after the process went quiet.
+        - The workloads whose rows hold the goals that are ratios to libev (fire but its
+          spread-interval row, schedule, pass, memory, descriptors): RunLoopKit and libev are measured in \(plan.pairs) interleaved pairs (RunLoopKit, libev,
+          RunLoopKit, libev, …), each measurement a fresh child process; their cells are the
+          medians over the pairs, and libev's bracket is the median of the \(plan.pairs) pair
+          ratios with the lowest and highest pair ratio in parentheses. Goals are judged on
+          that median ratio. The other peers run in the parent as above.
+        - Instruction rows: user-space instructions counted by valgrind's callgrind (the
+          measured function only, `--toggle-collect`), which the machine's other load does
+          not move; one run per figure.
 
         ## Results
 
@@ -111,6 +120,9 @@ enum BenchmarksFile {
             }
             for peer in [Peer.libev, .foundation] {
                 if let ratio = row.ratio(to: peer) { details.append("\(NumberFormat.value(ratio))× \(peer.rawValue)") }
+            }
+            if let pairs = row.pairRatios, pairs.values.count > 1 {
+                details.append("pair ratios \(NumberFormat.value(pairs.min))–\(NumberFormat.value(pairs.max)) over \(pairs.values.count) pairs")
             }
             let verdict = row.goalMet.map { $0 ? "met" : "**missed**" } ?? "not measured"
             text += "- \(row.workload), \(row.metric): \(figure)"
