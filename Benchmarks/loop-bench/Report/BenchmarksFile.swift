@@ -23,6 +23,7 @@ enum BenchmarksFile {
         swift run -c release --package-path Benchmarks loop-bench           # table on stdout
         swift run -c release --package-path Benchmarks loop-bench --quick   # smoke test (CI)
         swift run -c release --package-path Benchmarks loop-bench --only coalescing,wake --json
+        swift run -c release --package-path Benchmarks loop-bench --probe schedule 10000   # one workload, once (PROFILING.md)
         ```
 
         ## Machine
@@ -36,7 +37,8 @@ enum BenchmarksFile {
           thread, the other peers on their own threads, after the process went quiet.
         - The workloads whose rows hold the goals that are ratios to libev (fire but its
           spread-interval row, schedule, pass, memory, descriptors): RunLoopKit and libev are measured in \(plan.pairs) interleaved pairs (RunLoopKit, libev,
-          RunLoopKit, libev, …), each measurement a fresh child process; their cells are the
+          RunLoopKit, libev, …), each measurement a fresh child process that warms up first
+          (schedule and pass: the lowest of three timed rounds); their cells are the
           medians over the pairs, and libev's bracket is the median of the \(plan.pairs) pair
           ratios with the lowest and highest pair ratio in parentheses. Goals are judged on
           that median ratio. The other peers run in the parent as above.

@@ -84,13 +84,15 @@ enum DescriptorSources {
     }
 
     /// A child of the pairs: `[peer key, idle count, samples, feed seconds]`; prints the
-    /// figures of ``measureOnce(_:count:samples:feedSeconds:)``.
+    /// figures of ``measureOnce(_:count:samples:feedSeconds:)`` after a short untimed run on
+    /// other pipes (which warms the process: the first adds of a fresh one fault its heap in).
     static func child(_ arguments: [String]) {
         guard arguments.count == 4, let peer = Peer(key: arguments[0]), let count = Int(arguments[1]),
               let samples = Int(arguments[2]), let feedSeconds = Double(arguments[3]) else {
             fatalError("loop-bench descriptors child: expected a peer, a count, samples and seconds, got \(arguments)")
         }
         raiseDescriptorLimit(to: 2 * count + 1_000)
+        _ = measureOnce(peer, count: count, samples: 10, feedSeconds: 0.05)
         Pairs.report(measureOnce(peer, count: count, samples: samples, feedSeconds: feedSeconds))
     }
 

@@ -13,20 +13,22 @@ enum Instructions {
         var mode: String
         var arguments: [String]
         var function: String
+        var goal: String
         var bound: Double
     }
 
     static func counts(_ plan: Plan) -> [Count] {
-        plan.instructionTimers.flatMap { count in
-            let n = count.grouped
-            return [
-                Count(metric: "instructions per fire, N = \(n) (1 ms timers, the loop behind them under valgrind)",
-                      mode: "fire-libev", arguments: [String(count), String(plan.instructionFireMilliseconds)],
-                      function: "measuredFire", bound: 1.5),
-                Count(metric: "instructions per create + add, N = \(n)", mode: "schedule", arguments: [String(count)],
-                      function: "measuredAdd", bound: 6),
-                Count(metric: "instructions per invalidate, N = \(n)", mode: "schedule", arguments: [String(count)],
-                      function: "measuredInvalidate", bound: 3),
+        let fires = plan.instructionFireTimers.map { count in
+            Count(metric: "instructions per fire, N = \(count.grouped) (1 ms timers, the loop behind them under valgrind)",
+                  mode: "fire-libev", arguments: [String(count), String(plan.instructionFireMilliseconds)],
+                  function: "measuredFire", goal: "≤ 1.5× libev", bound: 1.5)
+        }
+        return fires + plan.instructionTimers.flatMap { count in
+            [
+                Count(metric: "instructions per create + add, N = \(count.grouped)", mode: "schedule", arguments: [String(count)],
+                      function: "measuredAdd", goal: "≤ 6× libev", bound: 6),
+                Count(metric: "instructions per invalidate, N = \(count.grouped)", mode: "schedule", arguments: [String(count)],
+                      function: "measuredInvalidate", goal: "≤ 3× libev", bound: 3),
             ]
         }
     }
@@ -49,8 +51,9 @@ enum Instructions {
                     skipped[peer] = unavailable
                 }
             }
+            let goal = callgrind == nil ? "\(count.goal) (\(unavailable))" : count.goal
             return Row.make(name, count.metric, unit: "instructions", values: values, unavailable: skipped)
-                .withRatioGoal("≤ \(NumberFormat.value(count.bound))× libev", to: .libev, bound: count.bound)
+                .withRatioGoal(goal, to: .libev, bound: count.bound)
         }
     }
 }

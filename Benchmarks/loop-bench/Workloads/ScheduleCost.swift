@@ -67,16 +67,21 @@ enum ScheduleCost {
         return (Double(add) / count, Double(stop) / count)
     }
 
-    /// A child of the pairs: `[peer key, timer count]`; prints ns per create + add and per
-    /// invalidate. malloc keeps what the untimed round freed, as a long-running process's
-    /// would have it.
+    /// A child of the pairs: `[peer key, timer count]`; prints the lowest ns per create + add
+    /// and per invalidate of three timed rounds after an untimed one, all on one fresh
+    /// thread (the lowest: a neighbour's burst on the shared machine only ever adds). malloc
+    /// keeps what the untimed round freed, as a long-running process's would have it.
     static func child(_ arguments: [String]) {
         guard arguments.count == 2, let peer = Peer(key: arguments[0]), let count = Int(arguments[1]) else {
             fatalError("loop-bench schedule child: expected a peer and a count, got \(arguments)")
         }
         lb_keep_freed_memory()
-        let (add, stop) = measureOnce(Input(count: count), on: peer)
-        Pairs.report([add, stop])
+        let input = Input(count: count)
+        let rounds = onFreshThread {
+            _ = run(input, on: peer, warmUp: true)
+            return (0..<3).map { _ in run(input, on: peer) }
+        }
+        Pairs.report([Double(rounds.map(\.0).min()!) / Double(count), Double(rounds.map(\.1).min()!) / Double(count)])
     }
 
     /// Total ns for adding all timers, and for invalidating them all. RunLoopKit and libev
