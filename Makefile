@@ -37,8 +37,14 @@ soak-tests:
 	RUNS=$(RUNS) SWIFT=$(SWIFT) scripts/soak-tests
 
 # The benchmark is its own package (Benchmarks/), so that `make test` never builds its peers;
-# run from the root, it writes BENCHMARKS.md and its charts here.
+# run from the root, it writes BENCHMARKS.md and its charts here. Its instruction rows run
+# under valgrind's callgrind: installed here when missing (the rows say "skipped" without it).
 bench: deps
+	@if ! command -v valgrind > /dev/null; then \
+		echo "RunLoopKit: valgrind missing, installing it (loop-bench's instruction rows)"; \
+		SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO="sudo"; \
+		$$SUDO apt-get update && $$SUDO apt-get install -y valgrind; \
+	fi
 	$(SWIFT) run -c release --package-path Benchmarks loop-bench --write BENCHMARKS.md
 
 # The soak of the CPU counter's bounds of the clock: CLOCK_SOAK_SECONDS idle, then as long

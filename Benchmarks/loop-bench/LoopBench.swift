@@ -26,8 +26,17 @@ struct LoopBench: ParsableCommand {
     @Option(help: "Repetitions of each measurement (default: 5, or 1 with --quick).")
     var repetitions: Int?
 
+    @Option(help: "Interleaved RunLoopKit/libev pairs on the rows whose goal is a ratio to libev (default: 7, or 2 with --quick).")
+    var pairs: Int?
+
     @Option(help: ArgumentHelp("Measure only these peers (comma-separated: \(Peer.keys)), e.g. for profiling.", valueName: "peers"))
     var peers: String?
+
+    @Option(help: ArgumentHelp("Run one workload once on one peer and print its figures (for profiling; --peers runloopkit or libev): \(Probe.help).", valueName: "mode"))
+    var probe: String?
+
+    @Argument(help: ArgumentHelp("The probe mode's arguments.", valueName: "probe-arguments"))
+    var probeArguments: [String] = []
 
     /// In a child process (``Children``): the workload whose `child` entry point to run.
     @Option(help: .hidden)
@@ -45,12 +54,24 @@ struct LoopBench: ParsableCommand {
             }
         }
         if let repetitions, repetitions < 1 { throw ValidationError("--repetitions must be at least 1") }
+        if let pairs, pairs < 1 { throw ValidationError("--pairs must be at least 1") }
         if let child, !Workload.all.contains(where: { $0.name == child && $0.child != nil }) {
             throw ValidationError("no child entry point for workload \(child)")
         }
         if let peers, peers.split(separator: ",").contains(where: { Peer(key: String($0)) == nil }) {
             throw ValidationError("unknown peer in \(peers); choose from \(Peer.keys)")
         }
+        if let probe, let problem = Probe.problem(mode: probe, arguments: probeArguments, peers: probePeers) {
+            throw ValidationError(problem)
+        }
+        if probe == nil, !probeArguments.isEmpty {
+            throw ValidationError("unexpected arguments \(probeArguments.joined(separator: " ")) (they belong to --probe)")
+        }
+    }
+
+    /// The peer of a probe: `--peers`, or RunLoopKit.
+    private var probePeers: [Peer] {
+        peers.map { $0.split(separator: ",").compactMap { Peer(key: String($0)) } } ?? [.runLoopKit]
     }
 
     private var selectedNames: [String]? {
@@ -62,8 +83,13 @@ struct LoopBench: ParsableCommand {
             entry(childArgument)
             return
         }
+        if let probe {
+            Probe.run(mode: probe, arguments: probeArguments, peer: probePeers[0])
+            return
+        }
         var plan = quick ? Plan.quick : Plan.full
         if let repetitions { plan.repetitions = repetitions }
+        if let pairs { plan.pairs = pairs }
         if let peers { plan.peers = peers.split(separator: ",").compactMap { Peer(key: String($0)) } }
         let chosen = selectedNames.map { names in Workload.all.filter { names.contains($0.name) } } ?? Workload.all
 

@@ -24,6 +24,10 @@ int64_t lb_process_voluntary_switches(void);
 int64_t lb_resident_bytes(void);
 /// Bytes in use by malloc over all arenas (`mallinfo2().uordblks + hblkhd`).
 int64_t lb_heap_in_use_bytes(void);
+/// Makes malloc keep what is freed (no trim, no mmap below 32 MB): in a fresh process, the
+/// measured round after an untimed one then reuses the untimed round's memory instead of
+/// page-faulting it in again (the schedule workload's children).
+void lb_keep_freed_memory(void);
 /// libev's runtime version.
 int lb_libev_version_major(void);
 int lb_libev_version_minor(void);
@@ -68,7 +72,9 @@ int lb_run_timers(int32_t count, double interval, const double *intervals, const
 /// Times `ev_timer_init` + `ev_timer_start` for `count` timers firing `after[i]` seconds
 /// from now (never reached), then `ev_timer_stop` in the order `stop_order` (a permutation).
 /// Stores the two totals in ns. Returns 0, or -1 if the loop could not be created.
-int lb_schedule_cost(int32_t count, const double *after, const int32_t *stop_order,
+/// `warm_up` nonzero: the same work outside the functions that callgrind's `*measured*`
+/// pattern counts (an untimed first round).
+int lb_schedule_cost(int32_t count, const double *after, const int32_t *stop_order, int warm_up,
                      int64_t *schedule_ns, int64_t *invalidate_ns);
 
 /// An `ev_periodic` at `k * interval` on the wall clock; records the wall-clock time (ns

@@ -23,6 +23,7 @@ enum BenchmarksFile {
         swift run -c release --package-path Benchmarks loop-bench           # table on stdout
         swift run -c release --package-path Benchmarks loop-bench --quick   # smoke test (CI)
         swift run -c release --package-path Benchmarks loop-bench --only coalescing,wake --json
+        swift run -c release --package-path Benchmarks loop-bench --probe schedule 10000   # one workload, once (PROFILING.md)
         ```
 
         ## Machine
@@ -34,6 +35,17 @@ enum BenchmarksFile {
         - Each figure: median of \(plan.repetitions) repetitions, ± half the range as % of the median.
           Peers interleave within each repetition; each loop measurement runs on a fresh
           thread, the other peers on their own threads, after the process went quiet.
+        - The workloads whose rows hold the goals that are ratios to libev (fire but its
+          spread-interval row, schedule, pass, memory, descriptors): RunLoopKit and libev
+          are measured in \(plan.pairs) interleaved pairs (RunLoopKit, libev, RunLoopKit, libev, …),
+          each measurement a fresh child process that warms up first (schedule and pass:
+          the lowest of three timed rounds); their cells are the medians over the pairs,
+          and libev's bracket is the median of the \(plan.pairs) pair ratios with the lowest and
+          highest pair ratio in parentheses. Goals are judged on that median ratio. The
+          other peers run in the parent as above.
+        - Instruction rows: user-space instructions counted by valgrind's callgrind (the
+          measured function only, `--toggle-collect`), which the machine's other load does
+          not move; one run per figure.
 
         ## Results
 
@@ -106,11 +118,14 @@ enum BenchmarksFile {
                 figure = "\(NumberFormat.value(summary.median)) \(row.unit)"
                 if summary.values.count > 1 {
                     figure = "median " + figure
-                    details.append("range \(NumberFormat.value(summary.min))–\(NumberFormat.value(summary.max)) over \(summary.values.count) repetitions")
+                    details.append("range \(NumberFormat.value(summary.min))–\(NumberFormat.value(summary.max)) over \(summary.values.count) \(row.pairRatios == nil ? "repetitions" : "pairs")")
                 }
             }
             for peer in [Peer.libev, .foundation] {
                 if let ratio = row.ratio(to: peer) { details.append("\(NumberFormat.value(ratio))× \(peer.rawValue)") }
+            }
+            if let pairs = row.pairRatios, pairs.values.count > 1 {
+                details.append("pair ratios \(NumberFormat.value(pairs.min))–\(NumberFormat.value(pairs.max)) over \(pairs.values.count) pairs")
             }
             let verdict = row.goalMet.map { $0 ? "met" : "**missed**" } ?? "not measured"
             text += "- \(row.workload), \(row.metric): \(figure)"

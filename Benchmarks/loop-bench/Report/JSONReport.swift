@@ -20,6 +20,8 @@ struct JSONReport: Encodable {
         var goalMet: Bool?
         var peers: [String: Figure]
         var ratios: [String: Double]
+        /// RunLoopKit ÷ libev of each interleaved pair, where the row was measured so.
+        var pairRatios: Figure?
         var bestPeer: String?
         var ratioToBestPeer: Double?
     }
@@ -49,7 +51,9 @@ struct JSONReport: Encodable {
             var ratios: [String: Double] = [:]
             for peer in Peer.others { if let r = row.ratio(to: peer) { ratios["RunLoopKit/\(peer.rawValue)"] = r } }
             return Line(workload: row.workload, metric: row.metric, unit: row.unit, goal: row.goal,
-                        goalMet: row.goalMet, peers: peers, ratios: ratios, bestPeer: row.bestPeer?.peer.rawValue,
+                        goalMet: row.goalMet, peers: peers, ratios: ratios,
+                        pairRatios: row.pairRatios.map { Figure(median: $0.median.finite, min: $0.min.finite, max: $0.max.finite,
+                                                                values: $0.values.compactMap(\.finite)) }, bestPeer: row.bestPeer?.peer.rawValue,
                         ratioToBestPeer: row.bestPeer?.ratio)
         }
     }

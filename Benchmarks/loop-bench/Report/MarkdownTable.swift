@@ -1,5 +1,6 @@
 /// The results as a Markdown table: one row per metric, a column per peer (the figure, then
-/// RunLoopKit's ratio to it in brackets), the best peer and the goal. Why a peer cannot do
+/// RunLoopKit's ratio to it in brackets; for libev on a row measured in interleaved pairs,
+/// the median of the pair ratios and their lowest–highest), the best peer and the goal. Why a peer cannot do
 /// a workload goes to numbered notes under the table, so the cells stay short.
 enum MarkdownTable {
     static func render(_ rows: [Row]) -> String {
@@ -28,7 +29,11 @@ enum MarkdownTable {
                 case .pending(let issue)?: return "*pending: \(issue)*"
                 case let cell:
                     var text = NumberFormat.cell(cell)
-                    if peer != .runLoopKit, let ratio = row.ratio(to: peer) { text += " [\(NumberFormat.ratio(ratio))]" }
+                    if peer == .libev, let pairs = row.pairRatios {
+                        text += " [\(NumberFormat.pairs(pairs))]"
+                    } else if peer != .runLoopKit, let ratio = row.ratio(to: peer) {
+                        text += " [\(NumberFormat.ratio(ratio))]"
+                    }
                     return text
                 }
             }

@@ -32,4 +32,11 @@ enum NumberFormat {
         guard let ratio else { return "–" }
         return value(ratio) + "×"
     }
+
+    /// The pair ratios of a row measured in interleaved pairs: "1.22× (1.15–1.30)", the
+    /// median and the lowest and highest pair.
+    static func pairs(_ ratios: Summary) -> String {
+        guard ratios.values.count > 1 else { return ratio(ratios.median) }
+        return ratio(ratios.median) + " (\(value(ratios.min))–\(value(ratios.max)))"
+    }
 }

@@ -3,11 +3,21 @@
 struct Plan: Sendable {
     /// Repetitions of each measurement (the median and spread are over these).
     var repetitions: Int
+    /// Interleaved RunLoopKit/libev pairs on the rows whose goal is a ratio to libev
+    /// (``Pairs``): at least 7, fewer only in a quick run.
+    var pairs: Int
     /// Fire throughput: timer counts, and the measured window per run (s).
     var throughputCounts: [Int]
     var throughputSeconds: Double
     /// Schedule/invalidate: timer counts.
     var scheduleCounts: [Int]
+    /// Instruction counts (callgrind): timer counts of create + add and invalidate, of the
+    /// fire rows, and the fire probe's window (ms, in valgrind's slowed-down time). Fires
+    /// stop at 10k: at 100k RunLoopKit's count per fire moved 26 % between two runs (how far
+    /// behind the slowed loop falls decides how often it reads the clock).
+    var instructionTimers: [Int]
+    var instructionFireTimers: [Int]
+    var instructionFireMilliseconds: Int
     /// Coalescing: the measured window per run (s).
     var coalescingSeconds: Double
     /// Precision: fires of the 10 ms timer per run.
@@ -38,8 +48,10 @@ struct Plan: Sendable {
     var peers: [Peer] = Peer.allCases
 
     static let full = Plan(
-        repetitions: 5, throughputCounts: [10, 1_000, 10_000, 100_000], throughputSeconds: 1,
-        scheduleCounts: [10_000, 100_000], coalescingSeconds: 4, precisionFires: 300,
+        repetitions: 5, pairs: 7, throughputCounts: [10, 1_000, 10_000, 100_000], throughputSeconds: 1,
+        scheduleCounts: [10_000, 100_000],
+        instructionTimers: [10_000, 100_000], instructionFireTimers: [1_000, 10_000],
+        instructionFireMilliseconds: 1_000, coalescingSeconds: 4, precisionFires: 300,
         alignedInterval: 1, alignedFires: 4, wakeSamples: 1_000, passes: 200_000,
         memoryTimers: 100_000, descriptorCounts: [10, 8_000], descriptorSamples: 1_000,
         descriptorFeedSeconds: 1, jobBurst: 100_000,
@@ -50,8 +62,9 @@ struct Plan: Sendable {
     /// 100k-timer runs (Foundation needs ~2 s for one pass over 100k due timers and ~10 s to
     /// invalidate 100k timers).
     static let quick = Plan(
-        repetitions: 1, throughputCounts: [10, 1_000, 10_000], throughputSeconds: 0.15,
-        scheduleCounts: [10_000], coalescingSeconds: 1.2, precisionFires: 50,
+        repetitions: 1, pairs: 2, throughputCounts: [10, 1_000, 10_000], throughputSeconds: 0.15,
+        scheduleCounts: [10_000],
+        instructionTimers: [1_000], instructionFireTimers: [1_000], instructionFireMilliseconds: 200, coalescingSeconds: 1.2, precisionFires: 50,
         alignedInterval: 0.2, alignedFires: 3, wakeSamples: 200, passes: 20_000,
         memoryTimers: 20_000, descriptorCounts: [10, 8_000], descriptorSamples: 100,
         descriptorFeedSeconds: 0.2, jobBurst: 10_000,

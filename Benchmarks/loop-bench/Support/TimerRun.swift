@@ -76,7 +76,7 @@ struct TimerRun: Sendable {
         }
         counter.value = 0
         let window = ProcessWindow()
-        loop.run(mode: .default, for: .seconds(seconds))
+        measuredFire(loop, seconds: seconds)
         let (cpu, wall, switches) = window.end()
         for timer in timers { timer.invalidate() }
         return Outcome(

@@ -35,38 +35,65 @@ enum DescriptorSources {
         raiseDescriptorLimit(to: 2 * (plan.descriptorCounts.max() ?? 0) + 1_000)
         var rows: [Row] = []
         for count in plan.descriptorCounts {
+            // RunLoopKit and libev in interleaved pairs of fresh processes, the rest here.
+            let pairs = Pairs.run(name, count: plan.pairs, peers: plan.peers,
+                                  arguments: [String(count), String(plan.descriptorSamples), String(plan.descriptorFeedSeconds)])
             var add: [Peer: [Double]] = [:]
             var medians: [Peer: [Double]] = [:]
             var p99s: [Peer: [Double]] = [:]
             var passes: [Peer: [Double]] = [:]
             for _ in 0..<plan.repetitions {
-                for peer in plan.peers where unavailable[peer] == nil {
-                    Quiet.wait()
-                    let pipes = Pipes(count: count + 1)
-                    let outcome = run(peer, pipes: pipes, samples: plan.descriptorSamples, feedSeconds: plan.descriptorFeedSeconds)
-                    pipes.close(readEnds: peer != .nio)
-                    let latency = Summary(outcome.latencies)
-                    add[peer, default: []].append(outcome.addNanosPerSource)
-                    medians[peer, default: []].append(latency.median / 1e3)
-                    p99s[peer, default: []].append(latency.percentile(99) / 1e3)
-                    passes[peer, default: []].append(outcome.passesPerSecond)
+                for peer in Pairs.others(plan.peers) where unavailable[peer] == nil {
+                    let figures = measureOnce(peer, count: count, samples: plan.descriptorSamples,
+                                              feedSeconds: plan.descriptorFeedSeconds)
+                    add[peer, default: []].append(figures[0])
+                    medians[peer, default: []].append(figures[1])
+                    p99s[peer, default: []].append(figures[2])
+                    passes[peer, default: []].append(figures[3])
                 }
             }
             let n = "\(count.grouped) idle + 1"
             var addRow = Row.make(name, "add a read source, per source, N = \(n)", unit: "ns", values: add, unavailable: unavailable)
+                .paired(pairs, figure: 0)
             // Issue 13's goals are for the crowded loop: adding stays O(1) among 8,000 idle sources.
             if count == 8_000 {
                 addRow.goal = "≤ 2 µs"
                 addRow.goalMet = addRow.cells[.runLoopKit]?.summary.map { $0.median <= 2_000 }
             }
             rows.append(addRow)
-            rows.append(Row.make(name, "write → handler latency median, N = \(n)", unit: "µs", values: medians, unavailable: unavailable))
-            rows.append(Row.make(name, "write → handler latency p99, N = \(n)", unit: "µs", values: p99s, unavailable: unavailable))
+            rows.append(Row.make(name, "write → handler latency median, N = \(n)", unit: "µs", values: medians, unavailable: unavailable)
+                .paired(pairs, figure: 1))
+            rows.append(Row.make(name, "write → handler latency p99, N = \(n)", unit: "µs", values: p99s, unavailable: unavailable)
+                .paired(pairs, figure: 2))
             let callsRow = Row.make(name, "handler calls/s, the handler feeding itself, N = \(n)", unit: "calls/s", better: .higher,
                                     values: passes, unavailable: unavailable)
+                .paired(pairs, figure: 3)
             rows.append(count == 8_000 ? callsRow.withRatioGoal("≥ 2/3 libev", to: .libev, bound: 2.0 / 3) : callsRow)
         }
         return rows
+    }
+
+    /// One run on fresh pipes: ns per add, the latency median and p99 (µs), calls/s.
+    static func measureOnce(_ peer: Peer, count: Int, samples: Int, feedSeconds: Double) -> [Double] {
+        Quiet.wait()
+        let pipes = Pipes(count: count + 1)
+        let outcome = run(peer, pipes: pipes, samples: samples, feedSeconds: feedSeconds)
+        pipes.close(readEnds: peer != .nio)
+        let latency = Summary(outcome.latencies)
+        return [outcome.addNanosPerSource, latency.median / 1e3, latency.percentile(99) / 1e3, outcome.passesPerSecond]
+    }
+
+    /// A child of the pairs: `[peer key, idle count, samples, feed seconds]`; prints the
+    /// figures of ``measureOnce(_:count:samples:feedSeconds:)`` after a short untimed run on
+    /// other pipes (which warms the process: the first adds of a fresh one fault its heap in).
+    static func child(_ arguments: [String]) {
+        guard arguments.count == 4, let peer = Peer(key: arguments[0]), let count = Int(arguments[1]),
+              let samples = Int(arguments[2]), let feedSeconds = Double(arguments[3]) else {
+            fatalError("loop-bench descriptors child: expected a peer, a count, samples and seconds, got \(arguments)")
+        }
+        raiseDescriptorLimit(to: 2 * count + 1_000)
+        _ = measureOnce(peer, count: count, samples: 10, feedSeconds: 0.05)
+        Pairs.report(measureOnce(peer, count: count, samples: samples, feedSeconds: feedSeconds))
     }
 
     private static func run(_ peer: Peer, pipes: Pipes, samples: Int, feedSeconds: Double) -> Outcome {

@@ -16,8 +16,11 @@ enum FireThroughput {
             var achieved: [Peer: [Double]] = [:]
             let run = TimerRun(interval: interval, firstAfter: Array(repeating: interval, count: count),
                                seconds: plan.throughputSeconds)
+            // RunLoopKit and libev in interleaved pairs of fresh processes, the rest here.
+            let pairs = Pairs.run(name, count: plan.pairs, peers: plan.peers,
+                                  arguments: [String(count), String(plan.throughputSeconds)])
             for _ in 0..<plan.repetitions {
-                for peer in plan.peers {
+                for peer in Pairs.others(plan.peers) {
                     let stats = run.run(on: peer, log: nil).stats
                     cpuPerFire[peer, default: []].append(stats.cpuPerFire)
                     achieved[peer, default: []].append(stats.firesPerSecond)
@@ -27,16 +30,16 @@ enum FireThroughput {
             // so the figure is mostly the cost of a wake, and no goal is attached.
             let goal = count >= 1_000 ? "≤ 1.5× libev, ≤ 0.01× Foundation" : nil
             var cpuRow = Row.make(name, "CPU per fire, N = \(count.grouped)", unit: "ns", goal: goal,
-                                  values: cpuPerFire)
+                                  values: cpuPerFire).paired(pairs, figure: 0)
             if goal != nil, let libev = cpuRow.ratio(to: .libev), let foundation = cpuRow.ratio(to: .foundation) {
                 cpuRow.goalMet = libev <= 1.5 && foundation <= 0.01
             }
             rows.append(cpuRow)
             let achievedRow = Row.make(name, "fires/s achieved (asked \((count * 1000).grouped)), N = \(count.grouped)",
-                                       unit: "fires/s", better: .higher, values: achieved)
+                                       unit: "fires/s", better: .higher, values: achieved).paired(pairs, figure: 1)
             // Only at 100k is every peer saturated (asked far more than any can fire).
             rows.append(count == 100_000 ? achievedRow.withRatioGoal("≥ 2/3 libev", to: .libev, bound: 2.0 / 3) : achievedRow)
-            medianCPU[count] = cpuPerFire.mapValues { Summary($0).median }
+            medianCPU[count] = cpuRow.cells.compactMapValues { $0.summary?.median }
             for (peer, median) in medianCPU[count]! { ChartData.shared.add("cpu-per-fire", peer, x: Double(count), y: median) }
         }
         if let small = medianCPU[1_000], let large = medianCPU[100_000] {
@@ -53,6 +56,21 @@ enum FireThroughput {
         }
         if let spread = spreadIntervals(plan) { rows.append(spread) }
         return rows
+    }
+
+    /// A child of the pairs: `[peer key, timer count, seconds]`; prints CPU per fire and
+    /// fires per second of a run after an untimed one (at most 0.2 s) that warms the process.
+    static func child(_ arguments: [String]) {
+        guard arguments.count == 3, let peer = Peer(key: arguments[0]), let count = Int(arguments[1]),
+              let seconds = Double(arguments[2]) else {
+            fatalError("loop-bench fire child: expected a peer, a count and seconds, got \(arguments)")
+        }
+        var run = TimerRun(interval: interval, firstAfter: Array(repeating: interval, count: count),
+                           seconds: Swift.min(seconds, 0.2))
+        _ = run.run(on: peer, log: nil)
+        run.seconds = seconds
+        let stats = run.run(on: peer, log: nil).stats
+        Pairs.report([stats.cpuPerFire, stats.firesPerSecond])
     }
 
     /// CPU per fire of 10,000 timers whose intervals spread over 1–2 ms (the same seeded

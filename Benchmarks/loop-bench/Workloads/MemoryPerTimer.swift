@@ -20,25 +20,30 @@ enum MemoryPerTimer {
         var resident: [Peer: [Double]] = [:]
         var heap: [Peer: [Double]] = [:]
         let count = plan.memoryTimers
+        // RunLoopKit and libev in interleaved pairs, the rest as many times as the plan says:
+        // every measurement is a child process (`--child memory <peer> <count>`).
+        let pairs = Pairs.run(name, count: plan.pairs, peers: plan.peers, arguments: [String(count)])
         for _ in 0..<plan.repetitions {
-            for peer in plan.peers {
+            for peer in Pairs.others(plan.peers) {
                 let (rss, inUse) = measureInChild(peer, count: count)
-                resident[peer, default: []].append(Double(rss) / Double(count))
-                heap[peer, default: []].append(Double(inUse) / Double(count))
+                resident[peer, default: []].append(rss)
+                heap[peer, default: []].append(inUse)
             }
         }
         return [
             Row.make(name, "resident growth per timer, N = \(count.grouped)", unit: "bytes", values: resident)
+                .paired(pairs, figure: 0)
                 .withRatioGoal("≤ 2× libev", to: .libev, bound: 2),
             Row.make(name, "malloc bytes in use per timer, N = \(count.grouped)", unit: "bytes", values: heap)
+                .paired(pairs, figure: 1)
                 .withRatioGoal("≤ 2× libev", to: .libev, bound: 2),
         ]
     }
 
-    /// Runs a child (`--child memory`) for `peer` and reads the two totals it prints.
-    private static func measureInChild(_ peer: Peer, count: Int) -> (Int64, Int64) {
+    /// Runs a child (`--child memory`) for `peer` and reads the two figures it prints.
+    private static func measureInChild(_ peer: Peer, count: Int) -> (Double, Double) {
         let output = Children.run(name) { _ in [peer.key, String(count)] }[0]
-        let numbers = output.split(separator: " ").compactMap { Int64($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        let numbers = output.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
         guard numbers.count == 2 else {
             fatalError("loop-bench: the memory child for \(peer.rawValue) printed \(output.debugDescription)")
         }
@@ -50,12 +55,12 @@ enum MemoryPerTimer {
         guard arguments.count == 2, let peer = Peer(key: arguments[0]), let count = Int(arguments[1]) else {
             fatalError("loop-bench memory child: expected a peer and a count, got \(arguments)")
         }
-        child(peer, count: count)
+        Pairs.report(measureHere(peer, count: count))
     }
 
-    /// In the child, on the main thread: adds `count` timers to `peer`'s loop and prints
-    /// the growth of resident bytes and of malloc bytes in use.
-    static func child(_ peer: Peer, count: Int) {
+    /// In this process (a child), on its main thread: adds `count` timers to `peer`'s loop
+    /// and returns the growth of resident bytes and of malloc bytes in use, per timer.
+    static func measureHere(_ peer: Peer, count: Int) -> [Double] {
         // Warm up: create the loop and its default mode before the baseline.
         switch peer {
         case .runLoopKit:
@@ -112,8 +117,8 @@ enum MemoryPerTimer {
         }
         let rss1 = lb_resident_bytes()
         let heap1 = lb_heap_in_use_bytes()
-        print(rss1 - rss0, heap1 - heap0)
         if let libevSet { lb_timer_set_destroy(libevSet) }
+        return [Double(rss1 - rss0) / Double(count), Double(heap1 - heap0) / Double(count)]
     }
 
     private static let memoryQueue = DispatchQueue(label: "loop-bench.memory")

@@ -31,11 +31,13 @@ enum PassOverhead {
     static func measure(_ plan: Plan) -> [Row] {
         var rows: [Row] = []
         for shape in Shape.allCases {
+            // RunLoopKit and libev in interleaved pairs of fresh processes, Foundation here.
+            let pairs = Pairs.run(name, count: plan.pairs, peers: plan.peers,
+                                  arguments: [shape.rawValue, String(plan.passes)])
             var perPass: [Peer: [Double]] = [:]
             for _ in 0..<plan.repetitions {
-                for peer in plan.peers where unavailable[peer] == nil {
-                    let total = onFreshThread { run(shape, on: peer, passes: plan.passes) }
-                    perPass[peer, default: []].append(Double(total) / Double(plan.passes))
+                for peer in Pairs.others(plan.peers) where unavailable[peer] == nil {
+                    perPass[peer, default: []].append(measureOnce(shape, on: peer, passes: plan.passes))
                 }
             }
             let metric = shape == .poll
@@ -43,10 +45,27 @@ enum PassOverhead {
                 : "sleeping pass woken at once from beforeWaiting"
             var row = Row.make(name, "ns per pass: \(metric)", unit: "ns",
                                goal: shape == .poll ? "< 300 ns" : nil, values: perPass, unavailable: unavailable)
+                .paired(pairs, figure: 0)
             if shape == .poll { row.goalMet = row.cells[.runLoopKit]?.summary.map { $0.median < 300 } }
             rows.append(row)
         }
         return rows
+    }
+
+    /// ns per pass of `passes` passes on a fresh thread.
+    static func measureOnce(_ shape: Shape, on peer: Peer, passes: Int) -> Double {
+        Double(onFreshThread { run(shape, on: peer, passes: passes) }) / Double(passes)
+    }
+
+    /// A child of the pairs: `[peer key, shape, passes]`; prints the lowest ns per pass of
+    /// three runs after an untimed one (the lowest: a neighbour's burst only ever adds).
+    static func child(_ arguments: [String]) {
+        guard arguments.count == 3, let peer = Peer(key: arguments[0]), let shape = Shape(rawValue: arguments[1]),
+              let passes = Int(arguments[2]) else {
+            fatalError("loop-bench pass child: expected a peer, a shape and a pass count, got \(arguments)")
+        }
+        _ = measureOnce(shape, on: peer, passes: passes)
+        Pairs.report([(0..<3).map { _ in measureOnce(shape, on: peer, passes: passes) }.min()!])
     }
 
     static let activities: [EVRunLoop.Activity] = [

@@ -33,31 +33,61 @@ enum ScheduleCost {
         var rows: [Row] = []
         for count in plan.scheduleCounts {
             let input = Input(count: count)
+            // RunLoopKit and libev in interleaved pairs of fresh processes, the rest here.
+            let pairs = Pairs.run(name, count: plan.pairs, peers: plan.peers, arguments: [String(count)])
             var schedule: [Peer: [Double]] = [:]
             var invalidate: [Peer: [Double]] = [:]
             for _ in 0..<plan.repetitions {
-                for peer in plan.peers where unavailable[peer] == nil {
-                    // An untimed round first, on the same thread and loop: the timed round
-                    // then finds malloc's arena grown and measures the loop, not page faults.
-                    let (add, stop) = peer == .nio
-                        ? NIOLoop.onLoop { _ = run(input, on: peer); return run(input, on: peer) }
-                        : onFreshThread { _ = run(input, on: peer); return run(input, on: peer) }
-                    schedule[peer, default: []].append(Double(add) / Double(count))
-                    invalidate[peer, default: []].append(Double(stop) / Double(count))
+                for peer in Pairs.others(plan.peers) where unavailable[peer] == nil {
+                    let (add, stop) = measureOnce(input, on: peer)
+                    schedule[peer, default: []].append(add)
+                    invalidate[peer, default: []].append(stop)
                 }
             }
             rows.append(Row.make(name, "create + add per timer, N = \(count.grouped)", unit: "ns",
                                  values: schedule, unavailable: unavailable)
+                .paired(pairs, figure: 0)
                 .withRatioGoal("≤ 8× libev", to: .libev, bound: 8))
             rows.append(Row.make(name, "invalidate per timer, N = \(count.grouped)", unit: "ns",
                                  values: invalidate, unavailable: unavailable)
+                .paired(pairs, figure: 1)
                 .withRatioGoal("≤ 4× libev", to: .libev, bound: 4))
         }
         return rows
     }
 
-    /// Total ns for adding all timers, and for invalidating them all.
-    private static func run(_ input: Input, on peer: Peer) -> (Int64, Int64) {
+    /// ns per create + add and per invalidate, from the second of two rounds.
+    static func measureOnce(_ input: Input, on peer: Peer) -> (Double, Double) {
+        // An untimed round first, on the same thread and loop: the timed round then finds
+        // malloc's arena grown and measures the loop, not page faults.
+        let (add, stop) = peer == .nio
+            ? NIOLoop.onLoop { _ = run(input, on: peer, warmUp: true); return run(input, on: peer) }
+            : onFreshThread { _ = run(input, on: peer, warmUp: true); return run(input, on: peer) }
+        let count = Double(input.after.count)
+        return (Double(add) / count, Double(stop) / count)
+    }
+
+    /// A child of the pairs: `[peer key, timer count]`; prints the lowest ns per create + add
+    /// and per invalidate of three timed rounds after an untimed one, all on one fresh
+    /// thread (the lowest: a neighbour's burst on the shared machine only ever adds). malloc
+    /// keeps what the untimed round freed, as a long-running process's would have it.
+    static func child(_ arguments: [String]) {
+        guard arguments.count == 2, let peer = Peer(key: arguments[0]), let count = Int(arguments[1]) else {
+            fatalError("loop-bench schedule child: expected a peer and a count, got \(arguments)")
+        }
+        lb_keep_freed_memory()
+        let input = Input(count: count)
+        let rounds = onFreshThread {
+            _ = run(input, on: peer, warmUp: true)
+            return (0..<3).map { _ in run(input, on: peer) }
+        }
+        Pairs.report([Double(rounds.map(\.0).min()!) / Double(count), Double(rounds.map(\.1).min()!) / Double(count)])
+    }
+
+    /// Total ns for adding all timers, and for invalidating them all. RunLoopKit and libev
+    /// run the timed parts through their `measured` functions (callgrind's instruction
+    /// rows), or with `warmUp` outside them (uncounted).
+    static func run(_ input: Input, on peer: Peer, warmUp: Bool = false) -> (Int64, Int64) {
         let count = input.after.count
         switch peer {
         case .runLoopKit:
@@ -65,18 +95,14 @@ enum ScheduleCost {
             var timers: [EVTimer] = []
             timers.reserveCapacity(count)
             let t0 = Clock.monotonic()
-            for after in input.after {
-                let timer = EVTimer(interval: after, repeats: false) { _ in }
-                loop.add(timer, forMode: .default)
-                timers.append(timer)
-            }
+            if warmUp { addTimers(loop, input.after, into: &timers) } else { measuredAdd(loop, input.after, into: &timers) }
             let t1 = Clock.monotonic()
-            for index in input.stopOrder { timers[Int(index)].invalidate() }
+            if warmUp { invalidateTimers(timers, order: input.stopOrder) } else { measuredInvalidate(timers, order: input.stopOrder) }
             return (t1 - t0, Clock.monotonic() - t1)
         case .libev:
             var add: Int64 = 0
             var stop: Int64 = 0
-            let status = lb_schedule_cost(Int32(count), input.after, input.stopOrder, &add, &stop)
+            let status = lb_schedule_cost(Int32(count), input.after, input.stopOrder, warmUp ? 1 : 0, &add, &stop)
             precondition(status == 0, "lb_schedule_cost: ev_loop_new failed")
             return (add, stop)
         case .foundation:

@@ -2,6 +2,9 @@
 /// the report, the function that measures it on every peer, and, for a workload that
 /// measures in child processes of this binary (``Children``), the child's entry point.
 ///
+/// A workload with rows measured in interleaved RunLoopKit/libev pairs (``Pairs``): its
+/// `child` takes a peer key first and prints that peer's figures.
+///
 /// A multi-process workload: its `measure` calls `Children.run(name, count: P) { index in
 /// [arguments] }`, and its `child` does one process's part and prints the result.
 struct Workload: Sendable {
@@ -13,10 +16,13 @@ struct Workload: Sendable {
     static let all: [Workload] = [
         Workload(name: FireThroughput.name,
                  summary: "N repeating timers, 1 ms interval, started together; CPU time of the process per fire, fires/s achieved vs asked.",
-                 measure: FireThroughput.measure),
+                 measure: FireThroughput.measure, child: FireThroughput.child),
         Workload(name: ScheduleCost.name,
                  summary: "create + add N one-shot timers (random 1–2 s), then invalidate all in random order; wall ns per timer (second of two rounds on one thread).",
-                 measure: ScheduleCost.measure),
+                 measure: ScheduleCost.measure, child: ScheduleCost.child),
+        Workload(name: Instructions.name,
+                 summary: "instructions per fire (N repeating 1 ms timers), per create + add and per invalidate (random 1–2 s one-shots), RunLoopKit and raw libev, counted by valgrind's callgrind inside the measured functions of `loop-bench --probe` (skipped, with a note in the row, when valgrind is not installed).",
+                 measure: Instructions.measure),
         Workload(name: Coalescing.name,
                  summary: "1,000 timers, 0.2 s interval, random phases, tolerance 0 and 0.1 s (libev: ev_set_timeout_collect_interval, Dispatch: leeway); wakes/s = voluntary context switches of the process (getrusage RUSAGE_SELF), CPU %, lateness.",
                  measure: Coalescing.measure),
@@ -31,13 +37,13 @@ struct Workload: Sendable {
                  measure: CrossThreadWake.measure),
         Workload(name: PassOverhead.name,
                  summary: "idle passes with one observer per activity (CF observers for Foundation; libev: ev_prepare + ev_check); ns per pass.",
-                 measure: PassOverhead.measure),
+                 measure: PassOverhead.measure, child: PassOverhead.child),
         Workload(name: MemoryPerTimer.name,
                  summary: "100k timers added in a child process (Dispatch timer sources, NIO scheduled tasks, a sleeping task each for Task.sleep and AsyncTimerSequence); resident and malloc growth per timer.",
                  measure: MemoryPerTimer.measure, child: MemoryPerTimer.child),
         Workload(name: DescriptorSources.name,
                  summary: "N idle pipes + 1 active, read sources on each (EVSource, ev_io, DispatchSourceRead, NIO pipe channels); add cost, write → handler latency (another thread writes, 0.5 ms apart), handler calls/s when the handler writes back each byte it reads.",
-                 measure: DescriptorSources.measure),
+                 measure: DescriptorSources.measure, child: DescriptorSources.child),
         Workload(name: ExecutorJobs.name,
                  summary: "closures sent from another thread (perform, RunLoop.perform + CFRunLoopWakeUp, serial queue async, NIO execute, Task.detached): latency one at a time, CPU per job in a burst; actor calls on a loop's SerialExecutor (RunLoopKit, NIO); tasks started on RunLoopKit's loop as TaskExecutor vs Task.detached.",
                  measure: ExecutorJobs.measure),

@@ -1,0 +1,98 @@
+import CLibevBench
+import Foundation
+
+/// `loop-bench --probe MODE ARGUMENTS… [--peers runloopkit|libev]`: one workload on one
+/// peer (RunLoopKit unless `--peers libev`), once, in this process, printing its figures as
+/// `name=value` on one line. Each mode runs loop-bench's own workload code, so its timed
+/// part goes through the `measured` functions (`Support/Measured.swift`, `lb_measured*`),
+/// which is what `valgrind --tool=callgrind --collect-atstart=no
+/// --toggle-collect='*measured*'` counts (``Callgrind``; Benchmarks/PROFILING.md).
+/// `operations` is what the counted part did: fires, or timers created + added.
+enum Probe {
+    struct Mode {
+        let name: String
+        let usage: String
+        let summary: String
+        let run: @Sendable (Peer, [Double]) -> [(String, Double)]
+    }
+
+    static let modes: [Mode] = [
+        Mode(name: "fire-libev", usage: "N MS",
+             summary: "N repeating 1 ms timers made for one date, run for MS ms (the fire workload, RunLoopKit on its libev backend); fires and CPU ns per fire") { peer, a in
+            let run = TimerRun(interval: FireThroughput.interval, firstAfter: Array(repeating: FireThroughput.interval, count: Int(a[0])),
+                               seconds: a[1] / 1_000)
+            let stats = run.run(on: peer, log: nil).stats
+            return [("operations", Double(stats.fires)), ("cpu_ns_per_fire", stats.cpuPerFire), ("fires_per_s", stats.firesPerSecond)]
+        },
+        Mode(name: "schedule", usage: "N",
+             summary: "create + add N one-shot timers 1-2 s away, invalidate them in random order, twice on one fresh thread (the schedule workload); ns per timer of the second round") { peer, a in
+            let count = Int(a[0])
+            let (add, stop) = ScheduleCost.measureOnce(ScheduleCost.Input(count: count), on: peer)
+            return [("operations", Double(count)), ("add_ns", add), ("invalidate_ns", stop)]
+        },
+        Mode(name: "addonly", usage: "N R",
+             summary: "R rounds of create + add N on one fresh thread, the invalidates uncounted; median ns per create + add of rounds 2...R") { peer, a in
+            let (count, rounds) = (Int(a[0]), Swift.max(Int(a[1]), 2))
+            let input = ScheduleCost.Input(count: count)
+            let adds = onFreshThread {
+                (0..<rounds).map { round in ScheduleCost.run(input, on: peer, warmUp: round == 0).0 }
+            }
+            let perAdd = adds.dropFirst().map { Double($0) / Double(count) }
+            return [("operations", Double(count * (rounds - 1))), ("add_ns", Summary(perAdd).median)]
+        },
+        Mode(name: "freshschedule", usage: "N",
+             summary: "an uncounted round of create + add N and invalidate on one thread, then the counted round on a new thread (a new loop, malloc already grown); ns per timer") { peer, a in
+            let count = Int(a[0])
+            let input = ScheduleCost.Input(count: count)
+            _ = onFreshThread { ScheduleCost.run(input, on: peer, warmUp: true) }
+            let (add, stop) = onFreshThread { ScheduleCost.run(input, on: peer) }
+            return [("operations", Double(count)), ("add_ns", Double(add) / Double(count)), ("invalidate_ns", Double(stop) / Double(count))]
+        },
+        Mode(name: "pass", usage: "P",
+             summary: "P zero-timeout runs with an observer per activity, on a thread of its own (the pass workload); ns per pass") { peer, a in
+            [("operations", a[0]), ("ns_per_pass", PassOverhead.measureOnce(.poll, on: peer, passes: Int(a[0])))]
+        },
+        Mode(name: "memory", usage: "N",
+             summary: "N one-shot timers an hour away (the memory workload); growth of resident bytes and of malloc bytes in use, per timer") { peer, a in
+            let figures = MemoryPerTimer.measureHere(peer, count: Int(a[0]))
+            return [("operations", a[0]), ("resident_bytes_per_timer", figures[0]), ("malloc_bytes_per_timer", figures[1])]
+        },
+        Mode(name: "feed", usage: "S",
+             summary: "one pipe whose handler reads a byte and writes one back, for S seconds (the descriptors workload without idle pipes); handler calls/s") { peer, a in
+            let figures = DescriptorSources.measureOnce(peer, count: 0, samples: 10, feedSeconds: a[0])
+            return [("calls_per_s", figures[3])]
+        },
+    ]
+
+    /// The modes for `--help`.
+    static var help: String {
+        modes.map { "\($0.name) \($0.usage): \($0.summary)" }.joined(separator: "; ")
+    }
+
+    /// Why `mode` with `arguments` cannot run, or nil.
+    static func problem(mode: String, arguments: [String], peers: [Peer]) -> String? {
+        guard let found = modes.first(where: { $0.name == mode }) else {
+            return "unknown probe mode \(mode); choose from \(modes.map(\.name).joined(separator: ", "))"
+        }
+        let expected = found.usage.split(separator: " ").count
+        if arguments.count != expected || arguments.contains(where: { Double($0) == nil }) {
+            return "probe \(mode) takes \(found.usage) (numbers), got \(arguments.joined(separator: " "))"
+        }
+        if peers.count != 1 || !(peers[0] == .runLoopKit || peers[0] == .libev) {
+            return "a probe runs on one peer: --peers runloopkit (the default) or --peers libev"
+        }
+        return nil
+    }
+
+    /// Runs `mode` (checked by ``problem(mode:arguments:peers:)``) and prints its figures.
+    static func run(mode: String, arguments: [String], peer: Peer) {
+        let found = modes.first { $0.name == mode }!
+        // As the schedule workload's children (`ScheduleCost.child`): malloc keeps what is freed.
+        if ["schedule", "addonly", "freshschedule"].contains(mode) { lb_keep_freed_memory() }
+        let figures = found.run(peer, arguments.map { Double($0)! })
+        let fields = [("mode", mode), ("peer", peer.key)] + figures.map { name, value in
+            (name, value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(format: "%.2f", value))
+        }
+        print(fields.map { "\($0.0)=\($0.1)" }.joined(separator: " "))
+    }
+}

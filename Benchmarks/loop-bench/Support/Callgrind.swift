@@ -1,0 +1,101 @@
+import Foundation
+
+/// Instruction counts from valgrind's callgrind, which the machine's other load does not
+/// move: loop-bench runs one of its probes (``Probe``) in a copy of itself under
+///
+///     valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measuredAdd*' \
+///         <copy> --probe schedule 10000 --peers libev
+///
+/// and divides the instructions counted inside the `measured` function by the operations
+/// the probe reports. The copy is made with `strip --strip-debug`: this valgrind cannot read
+/// Swift 6.3's DWARF 5, and the symbols that `--toggle-collect` matches stay.
+final class Callgrind {
+    private let valgrind: String
+    private let directory: URL
+    private let copy: String
+
+    /// Sets up the stripped copy; nil, with the reason in `unavailable`, when valgrind or
+    /// strip is missing or the copy fails.
+    init?(unavailable: inout String) {
+        guard let valgrind = Callgrind.find("valgrind") else {
+            unavailable = "skipped: valgrind is not installed (make bench installs it)"
+            return nil
+        }
+        guard let strip = Callgrind.find("strip") else {
+            unavailable = "skipped: strip (binutils) is not installed"
+            return nil
+        }
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("loop-bench-callgrind-\(getpid())")
+        copy = directory.appendingPathComponent("loop-bench").path
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let status = try Callgrind.execute(strip, ["--strip-debug", "-o", copy, Children.selfExecutable()]).status
+            guard status == 0 else { throw CocoaError(.executableLoad) }
+        } catch {
+            unavailable = "skipped: strip --strip-debug of loop-bench failed (\(error))"
+            return nil
+        }
+        self.valgrind = valgrind
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    /// Instructions counted inside functions whose name holds `function`, per operation
+    /// of probe `mode` (its `operations` figure) run on `peer` with `arguments`.
+    func instructionsPerOperation(in function: String, probe mode: String, _ arguments: [String], peer: Peer) -> Double {
+        let output = directory.appendingPathComponent("callgrind.out").path
+        let (status, printed) = try! Callgrind.execute(valgrind, [
+            "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=*\(function)*",
+            "--callgrind-out-file=\(output)", copy, "--probe", mode,
+        ] + arguments + ["--peers", peer.key])
+        guard status == 0, let operations = Callgrind.field("operations", in: printed), operations > 0,
+              let text = try? String(contentsOfFile: output, encoding: .utf8),
+              let instructions = Callgrind.totals(text)
+        else {
+            fatalError("loop-bench: callgrind of probe \(mode) on \(peer.rawValue) failed (status \(status)), printing \(printed.debugDescription)")
+        }
+        return Double(instructions) / operations
+    }
+
+    /// The collected events of a callgrind output file: its `totals:` line (or `summary:`).
+    static func totals(_ text: String) -> Int64? {
+        let lines = text.split(separator: "\n")
+        for key in ["totals:", "summary:"] {
+            if let line = lines.first(where: { $0.hasPrefix(key) }),
+               let first = line.dropFirst(key.count).split(separator: " ").first {
+                return Int64(first)
+            }
+        }
+        return nil
+    }
+
+    /// `name=value` in a probe's line.
+    static func field(_ name: String, in printed: String) -> Double? {
+        printed.split(whereSeparator: \.isWhitespace).lazy
+            .compactMap { pair -> Double? in
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                return parts.count == 2 && parts[0] == name ? Double(parts[1]) : nil
+            }.first
+    }
+
+    /// The first executable `name` on `PATH`.
+    static func find(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Runs `executable` with `arguments`; returns its status and standard output (its
+    /// standard error, valgrind's own report, is dropped).
+    private static func execute(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
+    }
+}

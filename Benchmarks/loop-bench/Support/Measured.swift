@@ -1,0 +1,42 @@
+import RunLoopKit
+
+// The parts of RunLoopKit's side that callgrind counts (`--toggle-collect='*measuredFire*'`
+// and so on: the instruction rows, `loop-bench --probe` under valgrind): out of line,
+// under names that hold `measured`. An uncounted round calls the inlined loops below
+// directly: a twin function would be merged with the measured one by the compiler (and
+// a pattern matching two nested functions toggles collection off again). libev's side is
+// in CLibevBench (`lb_measuredFire`, …).
+
+/// Runs `loop` for `seconds`: the fire workload's window.
+@inline(never)
+func measuredFire(_ loop: EVRunLoop, seconds: Double) {
+    loop.run(mode: .default, for: .seconds(seconds))
+}
+
+/// ``addTimers(_:_:into:)``, counted.
+@inline(never)
+func measuredAdd(_ loop: EVRunLoop, _ after: [Double], into timers: inout [EVTimer]) {
+    addTimers(loop, after, into: &timers)
+}
+
+/// ``invalidateTimers(_:order:)``, counted.
+@inline(never)
+func measuredInvalidate(_ timers: [EVTimer], order: [Int32]) {
+    invalidateTimers(timers, order: order)
+}
+
+/// Creates and adds a one-shot timer `after[i]` seconds away for each i, into `timers`.
+@inline(__always)
+func addTimers(_ loop: EVRunLoop, _ after: [Double], into timers: inout [EVTimer]) {
+    for after in after {
+        let timer = EVTimer(interval: after, repeats: false) { _ in }
+        loop.add(timer, forMode: .default)
+        timers.append(timer)
+    }
+}
+
+/// Invalidates `timers` in the order `order`.
+@inline(__always)
+func invalidateTimers(_ timers: [EVTimer], order: [Int32]) {
+    for index in order { timers[Int(index)].invalidate() }
+}

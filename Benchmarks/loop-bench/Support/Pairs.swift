@@ -1,0 +1,66 @@
+/// Interleaved pairs for the rows whose goal is a ratio to libev: RunLoopKit, libev,
+/// RunLoopKit, libev, …, each measurement a child process of its own (``Children``), so
+/// that each side starts from a fresh heap and a neighbour's burst on the shared machine
+/// hits both sides of a pair alike. The row's ratio is the median of the pairs' ratios.
+///
+/// A workload that measures so gives its `child` entry point a peer key first, then its
+/// own arguments; the child prints its figures as numbers on one line.
+enum Pairs {
+    /// What `count` pairs measured: each side's figures per pair (`figures[pair][index]`).
+    struct Outcome {
+        var runLoopKit: [[Double]] = []
+        var libev: [[Double]] = []
+
+        /// RunLoopKit's and libev's values of figure `index`, over the pairs.
+        func values(_ index: Int) -> [Peer: [Double]] {
+            var values: [Peer: [Double]] = [:]
+            if !runLoopKit.isEmpty { values[.runLoopKit] = runLoopKit.map { $0[index] } }
+            if !libev.isEmpty { values[.libev] = libev.map { $0[index] } }
+            return values
+        }
+
+        /// RunLoopKit ÷ libev of figure `index` in each pair; nil unless both sides ran.
+        func ratios(_ index: Int) -> Summary? {
+            guard !runLoopKit.isEmpty, runLoopKit.count == libev.count else { return nil }
+            return Summary(zip(runLoopKit, libev).map { $0[index] / $1[index] })
+        }
+    }
+
+    /// Runs `count` pairs of `workload` children with `arguments`, for the two peers that
+    /// `peers` holds (one side alone when the other is left out, e.g. by `--peers`).
+    static func run(_ workload: String, count: Int, peers: [Peer], arguments: [String]) -> Outcome {
+        var outcome = Outcome()
+        for _ in 0..<count {
+            for peer in [Peer.runLoopKit, .libev] where peers.contains(peer) {
+                let output = Children.run(workload) { _ in [peer.key] + arguments }[0]
+                let figures = output.split(whereSeparator: \.isWhitespace).map { Double($0) }
+                guard !figures.isEmpty, !figures.contains(nil) else {
+                    fatalError("loop-bench: a \(workload) child for \(peer.rawValue) printed \(output.debugDescription)")
+                }
+                if peer == .runLoopKit { outcome.runLoopKit.append(figures.map { $0! }) } else { outcome.libev.append(figures.map { $0! }) }
+            }
+        }
+        return outcome
+    }
+
+    /// The peers a workload still measures in this process, as before: all but the pair.
+    static func others(_ peers: [Peer]) -> [Peer] {
+        peers.filter { $0 != .runLoopKit && $0 != .libev }
+    }
+
+    /// Prints a child's figures on one line, for ``run(_:count:peers:arguments:)``.
+    static func report(_ figures: [Double]) {
+        print(figures.map { String($0) }.joined(separator: " "))
+    }
+}
+
+extension Row {
+    /// The row with RunLoopKit's and libev's cells from `pairs`' figure `index` and its
+    /// ratio to libev the median of the pair ratios.
+    func paired(_ pairs: Pairs.Outcome, figure index: Int) -> Row {
+        var row = self
+        for (peer, values) in pairs.values(index) { row.cells[peer] = .measured(Summary(values)) }
+        row.pairRatios = pairs.ratios(index)
+        return row
+    }
+}
