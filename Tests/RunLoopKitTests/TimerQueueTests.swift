@@ -114,19 +114,4 @@ struct TimerQueueTests {
         fixture.check(1)
         fixture.queue.releaseAll()
     }
-
-    @Test("departed slots hold one bit per slot, across words, until removed or cleared")
-    func departedSlots() {
-        let slots = DepartedSlots()
-        slots.cover(200)
-        let marked: [Int32] = [0, 1, 63, 64, 127, 128, 199]
-        for slot in marked { slots.insert(slot) }
-        #expect((0..<200).filter { slots.contains(Int32($0)) } == marked)
-        slots.remove(64)
-        #expect(!slots.contains(64) && slots.contains(63) && slots.contains(127))
-        slots.cover(1_000)  // room for more keeps the bits
-        #expect(slots.contains(199) && !slots.contains(999))
-        slots.clear()
-        #expect((0..<1_000).allSatisfy { !slots.contains(Int32($0)) })
-    }
 }

@@ -86,19 +86,19 @@ enum TimerHeap {
         if exactTies { restore(buffers, at: index, ByRank.self) } else { restore(buffers, at: index, BySequence.self) }
     }
 
-    /// Drops the entries of departed timers (in `departed`), their slots
+    /// Drops the entries of departed timers (``TimerRecord/isDeparted``), their slots
     /// appended to `freed` and their positions set to -1, and makes a heap of the others in
     /// O(n): moved together, then sifted down from the last parent up (Floyd's), every
     /// position written.
     static func removeDeparted(
         _ heap: TimerStore<HeapEntry>, _ indices: TimerStore<Int32>, _ records: TimerStore<TimerRecord>,
-        departed: DepartedSlots, freed: TimerStore<Int32>, exactTies: Bool
+        freed: TimerStore<Int32>, exactTies: Bool
     ) {
         let buffers = buffers(heap, indices, records)
         var kept = 0
         for index in 0..<buffers.count {
             let entry = buffers.heap[index]
-            if departed.contains(entry.slot) {
+            if buffers.records[Int(entry.slot)].isDeparted {
                 buffers.indices[Int(entry.slot)] = -1
                 freed.append(entry.slot)
                 continue

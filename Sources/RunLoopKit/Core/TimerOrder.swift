@@ -97,9 +97,9 @@ struct TimerOrder {
 
     /// Drops the entries of departed timers (their slots appended to `freed`, their positions
     /// set to -1): O(n), the heap rebuilt and the run closed up.
-    func removeDeparted(_ departed: DepartedSlots, freeing freed: TimerStore<Int32>, exactTies: Bool) {
-        run.removeDeparted(departed, freeing: freed)
-        TimerHeap.removeDeparted(heap, positions, records, departed: departed, freed: freed, exactTies: exactTies)
+    func removeDeparted(freeing freed: TimerStore<Int32>, exactTies: Bool) {
+        run.removeDeparted(records, freeing: freed)
+        TimerHeap.removeDeparted(heap, positions, records, freed: freed, exactTies: exactTies)
     }
 
     /// Calls `body` with the slot of every entry, in no particular order.

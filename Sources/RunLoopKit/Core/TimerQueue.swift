@@ -21,15 +21,13 @@
 /// ``remove(_:of:)`` (or ``releaseAll()``, when the mode goes away), so an added timer that
 /// nobody else references keeps firing, as in CF, without a retain cycle.
 ///
-/// A timer without tolerance leaves at once but its entry lazily: its slot joins the
-/// departed ones (``DepartedSlots``, a bit per slot) and the entry stays in the exact order
-/// until it reaches the front or the departed entries are three quarters of the order,
-/// when they are purged together in O(n) (Go's runtime treats its deleted timers alike).
-/// An invalidate then touches the timer and a bit, not the record, the position, the entry
-/// and the entries a sift moves: in a queue of 100k timers those are cache misses, each
-/// waited for (invalidate 70 -> 57 ns there, median of a probe, with the record written;
-/// the same at 10k, where they are cached). The departed timer's sequence goes into its
-/// record only when an entry's tie may need it (see ``TimerRecord``).
+/// A timer without tolerance leaves at once but its entry lazily: the record is marked
+/// departed (``TimerRecord/isDeparted``, keeping the timer's sequence when ties need it)
+/// and the entry stays in the exact order until it reaches the front or the departed
+/// entries are three quarters of the order, when they are purged together in O(n) (Go's
+/// runtime treats its deleted timers alike). An invalidate then touches the timer and its
+/// record, not the position, the entry and the entries a sift moves: in a queue of 100k
+/// timers those are cache misses, each waited for (PROFILING.md has the figures).
 ///
 /// The corresponding CF structure is the sorted `_timers` array of `__CFRunLoopMode`;
 /// CF on Linux ignores tolerance, so it has no second ordering.
@@ -45,8 +43,6 @@ struct TimerQueue {
     private let fireIndices = TimerStore<Int32>()
     private let latestIndices = TimerStore<Int32>()
     private let freeSlots = TimerStore<Int32>()
-    /// The slots whose timers departed (see the type's notes).
-    private let departedSlots = DepartedSlots()
     private let exact: TimerOrder
     private let tolerantByFire: TimerOrder
     private let tolerantByLatest: TimerOrder
@@ -79,8 +75,8 @@ struct TimerQueue {
             if departed > 0 { dropDepartedFront() }
             // Closures capture the records' address, not the queue or its stores (copies
             // that would count references on every call).
-            let (records, departed) = (self.records.base, departedSlots.address)
-            let isNotFiring = { (slot: Int32) in Self.isNotFiring(slot, records, departed) }
+            let records = self.records.base
+            let isNotFiring = { (slot: Int32) in Self.isNotFiring(slot, records) }
             let exactFire = exact.earliestKey(where: isNotFiring)
             let tolerantEnd = tolerantByLatest.earliestKey(where: isNotFiring)
             if exactFire <= tolerantEnd {
@@ -106,7 +102,6 @@ struct TimerQueue {
             records.append(record)
             touchedInPass.append(pass)
             fireIndices.append(-1)
-            departedSlots.cover(records.count)
         }
         place(slot, tolerant: timer.toleranceNanos != 0, fire: timer.fireNanos, latest: timer.latestNanos)
         return slot
@@ -124,11 +119,11 @@ struct TimerQueue {
             unplace(slot)
             freeSlots.append(slot)
         } else {
-            departedSlots.insert(slot)
             // Its sequence orders only ties outside the tie window: while every tie is
-            // inside it, none is read, and neither the timer's last cache line nor the
-            // record is touched (a miss each per invalidate in a queue of 100k).
-            if !ties.isExact { records[Int(slot)] = TimerRecord(departed: timer.sequence) }
+            // inside it, none is read, and not reading it keeps the timer's last cache line
+            // out of an invalidate (fewer cache misses per invalidate: PROFILING.md,
+            // "Tricks and what they earn").
+            records[Int(slot)] = TimerRecord(departed: ties.isExact ? 0 : timer.sequence)
             departed += 1
             if departed >= 32, departed * 4 > exact.count * 3 { purgeDeparted() }
         }
@@ -137,7 +132,6 @@ struct TimerQueue {
 
     /// Frees the slot of a departed timer whose entry was dropped.
     private mutating func freeDeparted(_ slot: Int32) {
-        departedSlots.remove(slot)
         fireIndices[Int(slot)] = -1
         freeSlots.append(slot)
         departed -= 1
@@ -148,7 +142,7 @@ struct TimerQueue {
     /// so that the fire path (``nextDue(at:)``) stays small enough to inline.
     @inline(never)
     private mutating func dropDepartedFront() {
-        while let front = exact.first, departedSlots.contains(front.slot) {
+        while let front = exact.first, records[Int(front.slot)].isDeparted {
             exact.remove(at: exact.position(of: front.slot), exactTies: ties.isExact)
             freeDeparted(front.slot)
         }
@@ -156,8 +150,7 @@ struct TimerQueue {
 
     /// Drops every departed entry, in one pass over the exact order.
     private mutating func purgeDeparted() {
-        exact.removeDeparted(departedSlots, freeing: freeSlots, exactTies: ties.isExact)
-        departedSlots.clear()
+        exact.removeDeparted(freeing: freeSlots, exactTies: ties.isExact)
         departed = 0
     }
 
@@ -247,10 +240,7 @@ struct TimerQueue {
         if departed > 0 { dropDepartedFront() }
         // Addresses, valid while no slot is added (no reference counting per fire).
         let (records, touchedInPass, pass) = (self.records.base, self.touchedInPass.base, self.pass)
-        let departed = departedSlots.address
-        let isEligible = { (slot: Int32) in
-            touchedInPass[Int(slot)] != pass && Self.isNotFiring(slot, records, departed)
-        }
+        let isEligible = { (slot: Int32) in touchedInPass[Int(slot)] != pass && Self.isNotFiring(slot, records) }
         if tolerantByFire.isEmpty {  // the common case: one order to ask
             guard let top = exact.first, top.key <= now else { return nil }
             if isEligible(top.slot) { return records[Int(top.slot)].timer }
@@ -278,7 +268,8 @@ struct TimerQueue {
     private func forEachQueuedTimer(_ body: (Unmanaged<EVTimer>) -> Void) {
         for order in [exact, tolerantByFire] {
             order.forEachSlot { slot in
-                if !departedSlots.contains(slot) { body(records[Int(slot)].timer) }
+                let record = records[Int(slot)]
+                if !record.isDeparted { body(record.timer) }
             }
         }
     }
@@ -291,7 +282,6 @@ struct TimerQueue {
         for store in [fireIndices, latestIndices, freeSlots] { store.removeAll() }
         records.removeAll()
         touchedInPass.removeAll()
-        departedSlots.removeAll()
     }
 
     // MARK: Queries
@@ -299,42 +289,36 @@ struct TimerQueue {
     /// Whether the wake heeds the timer in `slot`: it is still queued (not departed), its
     /// callout is not on the stack, and it was not invalidated on another thread with its
     /// removal still in the loop's inbox (the loop never wakes for an invalid timer).
-    /// (`records` and `departed` are the addresses of the queue's records and departed slots.)
-    private static func isNotFiring(
-        _ slot: Int32, _ records: UnsafeMutablePointer<TimerRecord>, _ departed: UnsafeMutablePointer<UInt64>
-    ) -> Bool {
-        !DepartedSlots.contains(slot, in: departed)
-            && records[Int(slot)].timer._withUnsafeGuaranteedRef { !$0.isFiring && $0.isValid }
+    /// (`records` is the address of the queue's records.)
+    private static func isNotFiring(_ slot: Int32, _ records: UnsafeMutablePointer<TimerRecord>) -> Bool {
+        let record = records[Int(slot)]
+        return !record.isDeparted && record.timer._withUnsafeGuaranteedRef { !$0.isFiring && $0.isValid }
     }
 }
 
-/// One slot of a queue (8 bytes): its timer, retained by the queue. Once the timer departed
-/// (left while its entry stays in the exact order: ``TimerQueue/remove(_:of:)``), the
-/// record is stale unless the queue's ties are not exact, when it holds the timer's
-/// sequence instead, so that ties with the entry still order. (While every tie is inside
-/// the ``TieWindow``, no other entry's tie equals the departed one's, so nothing reads its
-/// sequence.) Whether a slot departed is asked of the queue's ``DepartedSlots``, never of
-/// the record. (The slot's tie is in its entries, the pass that last touched it in the
-/// queue's `touchedInPass`, where it sits in the queue's position arrays, which the sifts
-/// write.)
+/// One slot of a queue (8 bytes): its timer, retained by the queue; or, once the timer left
+/// while its entry stays in the exact order (``TimerQueue/remove(_:of:)``), the timer's
+/// sequence, so that ties with the entry still order (0 when the entry's tie is inside
+/// the queue's ``TieWindow``: no other entry's tie equals it, so nothing reads it). (The slot's tie is in its entries,
+/// the pass that last touched it in the queue's `touchedInPass`, where it sits in the
+/// queue's position arrays, which the sifts write.)
 struct TimerRecord {
-    /// The timer's address (its low bit clear), or a departed timer's sequence shifted left
-    /// with bit 0 set.
+    /// The timer's address (its low bit clear), or the departed timer's sequence shifted
+    /// left with bit 0 set.
     private let bits: UInt
 
     init(timer: Unmanaged<EVTimer>) { bits = UInt(bitPattern: timer.toOpaque()) }
 
-    /// The record of a timer that left the queue while ties are not exact, whose entry stays
-    /// until it reaches the front or the order is purged.
+    /// The record of a timer that left the queue, whose entry stays until it reaches the
+    /// front or the order is purged.
     init(departed sequence: UInt64) { bits = UInt(truncatingIfNeeded: sequence) << 1 | 1 }
 
-    /// Whether the record holds a departed timer's sequence (not whether the slot departed:
-    /// ``DepartedSlots`` tells that).
-    private var holdsSequence: Bool { bits & 1 != 0 }
+    /// Whether the timer left the queue (its entry is waiting to be dropped).
+    var isDeparted: Bool { bits & 1 != 0 }
 
-    /// The timer; only for a slot that did not depart.
+    /// The timer; only for a record that is not ``isDeparted``.
     var timer: Unmanaged<EVTimer> { Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped) }
 
     /// The timer's creation order: the tie-break for equal fire dates (read only on ties).
-    var sequence: UInt64 { holdsSequence ? UInt64(bits >> 1) : timer._withUnsafeGuaranteedRef { $0.sequence } }
+    var sequence: UInt64 { isDeparted ? UInt64(bits >> 1) : timer._withUnsafeGuaranteedRef { $0.sequence } }
 }
