@@ -227,8 +227,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// (10–250 µs); 0 when the spin budget cannot pay for it, or when precise waits come so
     /// often that the budget (1% of the time) pays for fewer than one in four of them
     /// (`25 * lead > meanPeriod`): spinning before a few random wakes buys no steady
-    /// precision, only the 1% of a core (at 1,000 wakes a second, 11 ns of every fire of a
-    /// thousand timers sharing them).
+    /// precision, only the 1% of a core, spread over every fire of the timers sharing them.
     static func spinLead(budget: Int64, meanOversleep: Int64, meanPeriod: Int64) -> Int64 {
         let lead = min(max(2 * meanOversleep, 10_000), 250_000)
         return budget >= lead && 25 * lead <= meanPeriod ? lead : 0

@@ -67,7 +67,7 @@ extension LoopEngine {
     ///
     /// An interval starts at the add, read late by at most 1/256 of it and 4 µs (never
     /// early): the backend may then answer from the CPU's counter instead of the clock
-    /// (``Backend/now(lateBy:)``), 21 of the 100 ns an add took. Intervals under about
+    /// (``Backend/now(lateBy:)``), which spares most adds a clock read. Intervals under about
     /// 0.5 ms start at a clock reading.
     private func resolveStart(of timer: EVTimer) {
         switch timer.start {

@@ -207,7 +207,7 @@ extension LoopEngine {
     /// The wall-clock date of the pass's wake (``EVRunLoop/wakeDate``): made on the pass's
     /// first ask from the wall clock then and the monotonic time since the wake, the same
     /// date a reading at the wake gives unless the wall clock was set in between, and kept
-    /// for the rest of the pass. A pass nobody asks reads one clock, not two (25 ns).
+    /// for the rest of the pass. A pass nobody asks reads one clock, not two.
     var lastWakeDate: Date? {
         if let cached = lastWakeDateCache { return cached }
         guard let wake = lastWakeInstant else { return nil }

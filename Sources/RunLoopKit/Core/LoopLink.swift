@@ -21,7 +21,7 @@ import Synchronization
 ///   invalid and does nothing).
 ///
 /// The link keeps the loop's `LoopShared` alive, not the loop: forming a `weak`
-/// reference per timer cost about 70 instructions per add; the shared state's one weak
+/// reference per timer costs an add more instructions (PROFILING.md); the shared state's one weak
 /// reference to its loop (``LoopShared/loop``) answers "is the loop still there", and it
 /// knows the loop's thread (``LoopShared/owner``).
 struct LoopLink: ~Copyable, Sendable {
@@ -37,7 +37,7 @@ struct LoopLink: ~Copyable, Sendable {
     /// The address of the owning loop's shared state (kept alive by the link's reference), and the
     /// invalid bit.
     /// (`AtomicLazyReference` could hold the address, but its generic calls are not
-    /// inlined here: 60 more instructions per add.)
+    /// inlined here: an add then costs more instructions, PROFILING.md.)
     private let word = Atomic<UInt>(0)
     private static let invalidBit: UInt = 1
 

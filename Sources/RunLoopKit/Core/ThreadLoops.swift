@@ -39,7 +39,7 @@ final class ThreadLoops {
     }
 
     /// The calling thread's identity: the record's ``id``, cached in a thread-local variable
-    /// (``ThreadIdentity/cached``: one load, where `pthread_getspecific` is a call of 3 ns in
+    /// (``ThreadIdentity/cached``: one load, where `pthread_getspecific` is a call, in
     /// an add and in an invalidate), and the record made on first use.
     @inline(__always)
     static var currentID: UInt64 {

@@ -27,7 +27,7 @@ enum ThreadIdentity {
     }
 
     /// The calling thread's number as last ``cache(_:)``d on it; 0 when none is: one load of
-    /// a C thread-local variable (where `pthread_getspecific` is a call of 3 ns).
+    /// a C thread-local variable (where `pthread_getspecific` is a call).
     @inline(__always)
     static var cached: UInt64 { clibev_thread_id() }
 
