@@ -105,6 +105,30 @@ extension CycleClockTests {
         }
     }
 
+    @Test("timers of one schedule, behind, get CF's grid point while the last skip's is reused",
+          arguments: [1_000, 100_000] as [Int64])
+    func repeatedScheduleSkipsExactly(interval: Int64) throws {
+        let backend = try LibevBackend()
+        let warm = clibev_monotonic_ns()
+        while CycleRate.shared.nanosPerTick == 0, clibev_monotonic_ns() - warm < 200_000_000 {
+            _ = backend.nextGridPoint(after: EVRunLoop.Instant(nanoseconds: warm), every: interval)
+            usleep(100)
+        }
+        // A hundred timers in a row with one schedule, a few intervals behind: the clock
+        // crosses grid points meanwhile (at 1 µs, many times).
+        for _ in 0..<200 {
+            let start = clibev_monotonic_ns() - 3 * interval
+            for _ in 0..<100 {
+                let before = clibev_monotonic_ns()
+                let next = backend.nextGridPoint(after: EVRunLoop.Instant(nanoseconds: start), every: interval).nanoseconds
+                let after = clibev_monotonic_ns()
+                #expect((next - start) % interval == 0 && next > start)
+                #expect(next > before)
+                #expect(next - interval <= after)
+            }
+        }
+    }
+
     @Test("the next grid point skips every point passed, and stays at the end of the clock")
     func firstGridPointArithmetic() {
         #expect(Int64(100).firstGridPoint(every: 10, after: 50) == 110)

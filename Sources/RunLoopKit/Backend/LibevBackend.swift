@@ -50,6 +50,10 @@ final class LibevBackend: Backend, @unchecked Sendable {
     private var lastPreciseWait: Int64 = 0
     /// Bounds the clock between readings, for ``nextGridPoint(after:every:)`` and ``now(lateBy:)``.
     @exclusivity(unchecked) private var cycles = CycleClock()
+    /// The last grid point ``nextGridPoint(after:every:)`` skipped to, with the schedule it
+    /// was for: while the clock is certainly before it, it is the answer again for that
+    /// schedule (timers made for one date fire one after another).
+    private var lastSkip: (scheduled: Int64, interval: Int64, next: Int64) = (0, 0, .min)
     /// The last answer of ``now(lateBy:)`` (ns), which the next never precedes.
     private var latestLateNow: Int64 = .min
     /// The descriptor and signal watchers, indexed by their token (a slot of the loop's
@@ -112,17 +116,34 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// Answers from the CPU's counter when every reading within its bounds gives the same
     /// grid point (``CycleClock``); otherwise reads the clock, which anchors the counter's
     /// later bounds.
+    ///
+    /// Behind, a timer with the schedule of the last one that skipped gets the same grid
+    /// point while the clock is certainly before it: that point was the first after an
+    /// earlier reading, and no grid point lies between that reading and now.
     func nextGridPoint(after scheduled: EVRunLoop.Instant, every intervalNanos: Int64) -> EVRunLoop.Instant {
         let start = scheduled.nanoseconds
         let next = start.saturatingAdd(intervalNanos)
         let ticks = CycleClock.ticks()
         if cycles.isBefore(next, at: ticks) { return EVRunLoop.Instant(nanoseconds: next) }  // keeping up
-        if let (earliest, latest) = cycles.bounds(at: ticks) {
-            // Behind: every reading from `earliest` to `latest` skips to the same grid point.
-            let skipping = start.firstGridPoint(every: intervalNanos, after: earliest)
-            if latest < skipping { return EVRunLoop.Instant(nanoseconds: skipping) }
+        if lastSkip.scheduled == start, lastSkip.interval == intervalNanos, cycles.isBefore(lastSkip.next, at: ticks) {
+            return EVRunLoop.Instant(nanoseconds: lastSkip.next)
         }
-        return EVRunLoop.Instant(nanoseconds: start.firstGridPoint(every: intervalNanos, after: cycles.read()))
+        return EVRunLoop.Instant(nanoseconds: skip(from: start, every: intervalNanos, at: ticks))
+    }
+
+    /// The first grid point after now of a timer that is behind, from the counter's bounds
+    /// or the clock; kept for the timers after it (``nextGridPoint(after:every:)``).
+    @inline(never)
+    private func skip(from start: Int64, every intervalNanos: Int64, at ticks: UInt64) -> Int64 {
+        var skipping: Int64?
+        if let (earliest, latest) = cycles.bounds(at: ticks) {
+            // Every reading from `earliest` to `latest` skips to the same grid point.
+            let point = start.firstGridPoint(every: intervalNanos, after: earliest)
+            if latest < point { skipping = point }
+        }
+        let point = skipping ?? start.firstGridPoint(every: intervalNanos, after: cycles.read())
+        lastSkip = (start, intervalNanos, point)
+        return point
     }
 
     /// A bound from the CPU's counter (``CycleClock/upperBound(lateBy:)``) when one is that

@@ -167,22 +167,22 @@ struct TimerQueue {
 
     /// Re-sorts the timer in `slot` after its fire date or tolerance changed.
     mutating func update(_ slot: Int32) {
-        let (fire, latest, tolerant) = records[Int(slot)].timer._withUnsafeGuaranteedRef {
-            ($0.fireNanos, $0.latestNanos, $0.toleranceNanos != 0)
-        }
+        let (fire, tolerance) = records[Int(slot)].timer._withUnsafeGuaranteedRef { ($0.fireNanos, $0.toleranceNanos) }
+        let tolerant = tolerance != 0
         touchedInPass[Int(slot)] = pass
         // A timer that just fired from the front of the exact order (the common case) is
         // still there unless its callout changed the order: no read of its position then.
         let firePosition = exact.position(of: slot)
-        let wasTolerant = !exact.holds(slot, at: firePosition)
+        // With no tolerant timer queued, every entry is in the exact order.
+        let wasTolerant = !tolerantByFire.isEmpty && !exact.holds(slot, at: firePosition)
         guard wasTolerant == tolerant else {
             unplace(slot)
-            place(slot, tolerant: tolerant, fire: fire, latest: latest)
+            place(slot, tolerant: tolerant, fire: fire, latest: fire.saturatingAdd(tolerance))
             return
         }
         if tolerant {
             tolerantByFire.rekey(at: firePosition, to: fire, exactTies: ties.isExact)
-            tolerantByLatest.rekey(at: latestIndices[Int(slot)], to: latest, exactTies: ties.isExact)
+            tolerantByLatest.rekey(at: latestIndices[Int(slot)], to: fire.saturatingAdd(tolerance), exactTies: ties.isExact)
         } else {
             exact.rekey(at: firePosition, to: fire, exactTies: ties.isExact)
         }
