@@ -12,8 +12,8 @@ struct TimerScenarioTests {
 
     @Test("a fire date set into the past inside the timer's own callout fires it in the next pass",
           arguments: ours)
-    func pastDateInOwnCallout(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry"] + Self.pass + ["timer(t)"] + Self.pass + ["timer(t)"] + Self.pass
+    func pastDateInOwnCallout(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry"] + Self.pass + ["timer(t)"] + Self.pass + ["timer(t)"] + Self.pass
                        + ["o@exit", "return(timedOut)"]) { loop in
             let once = Once()
             loop.addObserver("o")
@@ -23,8 +23,8 @@ struct TimerScenarioTests {
     }
 
     @Test("a fire date set later inside the timer's own callout replaces the interval", arguments: ours)
-    func laterDateInOwnCallout(kind: LoopKind) {
-        checkAgainstCF(kind, ["timer(t)", "return(timedOut)"]) { loop in
+    func laterDateInOwnCallout(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["timer(t)", "return(timedOut)"]) { loop in
             let once = Once()
             loop.addTimer("far", after: 100)
             loop.addTimer("t", after: 0.01, interval: 0.02) { if once() { loop.setTimerFireDate("t", after: 0.3) } }
@@ -33,8 +33,8 @@ struct TimerScenarioTests {
     }
 
     @Test("a fire date set earlier than the interval inside the callout is kept", arguments: ours)
-    func earlierDateInOwnCallout(kind: LoopKind) {
-        checkAgainstCF(kind, ["timer(t)", "timer(t)", "return(timedOut)"]) { loop in
+    func earlierDateInOwnCallout(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["timer(t)", "timer(t)", "return(timedOut)"]) { loop in
             let once = Once()
             loop.addTimer("far", after: 100)
             loop.addTimer("t", after: 0.01, interval: 100) { if once() { loop.setTimerFireDate("t", after: 0.03) } }
@@ -43,16 +43,16 @@ struct TimerScenarioTests {
     }
 
     @Test("a one-shot timer that sets its fire date in its callout is still invalidated", arguments: ours)
-    func oneShotSetsDate(kind: LoopKind) {
-        checkAgainstCF(kind, ["timer(t)", "return(finished)"]) { loop in
+    func oneShotSetsDate(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["timer(t)", "return(finished)"]) { loop in
             loop.addTimer("t", after: 0.01) { loop.setTimerFireDate("t", after: 0.01) }
             loop.run(seconds: 0.2)
         }
     }
 
     @Test("a fire date moved into the past by an observer fires at the next wake", arguments: ours)
-    func pastDateFromObserver(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry"] + Self.pass + ["timer(far)", "o@exit", "return(finished)"]) { loop in
+    func pastDateFromObserver(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry"] + Self.pass + ["timer(far)", "o@exit", "return(finished)"]) { loop in
             let once = Once()
             loop.addObserver("o") { activity in
                 if activity == .beforeWaiting, once() { loop.setTimerFireDate("far", after: -5) }
@@ -63,8 +63,8 @@ struct TimerScenarioTests {
     }
 
     @Test("a timer invalidated by an earlier timer of the same pass does not fire", arguments: ours)
-    func invalidatedBeforeItsTurn(kind: LoopKind) {
-        checkAgainstCF(kind, ["timer(a)", "return(timedOut)"]) { loop in
+    func invalidatedBeforeItsTurn(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["timer(a)", "return(timedOut)"]) { loop in
             loop.addTimer("far", after: 100)
             loop.addTimer("a", after: 0.01) { loop.invalidateTimer("b") }
             loop.addTimer("b", after: 0.011)
@@ -74,8 +74,8 @@ struct TimerScenarioTests {
     }
 
     @Test("due timers fire in fire-date order", arguments: ours)
-    func dueInOrder(kind: LoopKind) {
-        checkAgainstCF(kind, ["timer(a)", "timer(b)", "timer(c)", "return(finished)"]) { loop in
+    func dueInOrder(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["timer(a)", "timer(b)", "timer(c)", "return(finished)"]) { loop in
             loop.addTimer("c", after: 0.012)
             loop.addTimer("a", after: 0.010)
             loop.addTimer("b", after: 0.011)
@@ -85,16 +85,16 @@ struct TimerScenarioTests {
     }
 
     @Test("a timer invalidated in its own callout leaves the mode empty", arguments: ours)
-    func invalidatedInOwnCallout(kind: LoopKind) {
-        checkAgainstCF(kind, ["timer(t)", "return(finished)"]) { loop in
+    func invalidatedInOwnCallout(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["timer(t)", "return(finished)"]) { loop in
             loop.addTimer("t", after: 0.01, interval: 0.01) { loop.invalidateTimer("t") }
             loop.run(seconds: 1)
         }
     }
 
     @Test("a timer added to .common before a mode is made common fires in that mode", arguments: ours)
-    func commonBeforeAddCommonMode(kind: LoopKind) {
-        checkAgainstCF(kind, ["return(finished)", "x@entry", "timer(t)", "return(finished)"]) { loop in
+    func commonBeforeAddCommonMode(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["return(finished)", "x@entry", "timer(t)", "return(finished)"]) { loop in
             loop.addTimer("t", after: 0.01, mode: "common")
             loop.addObserver("x", .entry, mode: "tracking")
             loop.run("tracking", seconds: 0.1)  // not common yet: nothing to run
@@ -104,16 +104,16 @@ struct TimerScenarioTests {
     }
 
     @Test("a timer in another mode does not keep this mode alive", arguments: ours)
-    func timerInOtherMode(kind: LoopKind) {
-        checkAgainstCF(kind, ["return(finished)"]) { loop in
+    func timerInOtherMode(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["return(finished)"]) { loop in
             loop.addTimer("t", after: 0.01, mode: "other")
             loop.run(seconds: 1)
         }
     }
 
     @Test("a repeating timer skips the fires missed while another mode ran", arguments: ours)
-    func skipsMissedFires(kind: LoopKind) {
-        checkAgainstCF(kind, ["timer(t)", "return(timedOut)", "return(timedOut)", "timer(t)", "return(timedOut)"]) { loop in
+    func skipsMissedFires(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["timer(t)", "return(timedOut)", "return(timedOut)", "timer(t)", "return(timedOut)"]) { loop in
             loop.addTimer("t", after: 0.01, interval: 0.2)
             loop.addTimer("keep", after: 100, mode: "other")
             loop.run(seconds: 0.03)          // fires at 0.01

@@ -69,14 +69,28 @@ extension LoopDriver {
 
 /// Runs `scenario` on `kind` and on CF, and checks that CF's log is `expected` (so a reader
 /// sees what CF does) and that `kind`'s log equals CF's.
+///
+/// The two run at the same time, each on a thread of its own, and the caller's task suspends
+/// meanwhile instead of blocking a thread of the cooperative pool: scenarios wait for real
+/// deadlines chosen long against a loaded machine's preemption, and those waits overlap.
 func checkAgainstCF(
     _ kind: LoopKind, _ expected: [String], _ scenario: @escaping @Sendable (any LoopDriver) -> Void,
     sourceLocation: SourceLocation = #_sourceLocation
-) {
-    let cf = runScenario(on: .coreFoundation, scenario)
-    let log = runScenario(on: kind, scenario)
-    #expect(cf == expected, "CFRunLoop itself", sourceLocation: sourceLocation)
-    #expect(log == cf, sourceLocation: sourceLocation)
+) async {
+    async let cf = runScenarioSuspending(on: .coreFoundation, scenario)
+    async let log = runScenarioSuspending(on: kind, scenario)
+    let (cfLog, ourLog) = await (cf, log)
+    #expect(cfLog == expected, "CFRunLoop itself", sourceLocation: sourceLocation)
+    #expect(ourLog == cfLog, sourceLocation: sourceLocation)
+}
+
+/// ``runScenario(on:_:)`` on a thread of its own, suspending the caller until it returns.
+func runScenarioSuspending(
+    on kind: LoopKind, _ scenario: @escaping @Sendable (any LoopDriver) -> Void
+) async -> [String] {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: runScenario(on: kind, scenario)) }.start()
+    }
 }
 
 /// Runs `body` on a new thread and waits for it.
