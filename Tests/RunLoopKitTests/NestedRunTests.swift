@@ -80,14 +80,14 @@ struct NestedRunTests {
     @Test("an observer added during a notification with a lower order waits for the next one",
           arguments: ours)
     func observerAddedEarlierInOrder(kind: LoopKind) async {
-        await checkAgainstCF(kind, ["b@beforeTimers", "source(s)", "a@beforeTimers", "b@beforeTimers", "return(timedOut)"]) { loop in
+        await checkAgainstCF(kind, ["b@beforeTimers", "source(s)", "a@beforeTimers", "b@beforeTimers", "return(stopped)"]) { loop in
             let once = Once()
             loop.addObserver("b", .beforeTimers, order: 5) { _ in
-                if once() { loop.addObserver("a", .beforeTimers, order: 1) }
+                if once() { loop.addObserver("a", .beforeTimers, order: 1) { _ in loop.stop() } }
             }
             loop.addSource("s")
             loop.signalSource("s")
-            loop.run(seconds: 0.02)
+            loop.run(seconds: 10)
         }
     }
 
@@ -105,15 +105,15 @@ struct NestedRunTests {
           arguments: ours)
     func observerRemovedMidNotification(kind: LoopKind) async {
         await checkAgainstCF(kind, ["a@beforeWaiting", "b@beforeWaiting", "timer(t)", "a@beforeWaiting",
-                              "return(timedOut)"]) { loop in
+                              "return(stopped)"]) { loop in
             let once = Once()
             loop.addObserver("a", .beforeWaiting, order: 1) { _ in
-                if once() { loop.removeObserver("b", mode: "default") }
+                if once() { loop.removeObserver("b", mode: "default") } else { loop.stop() }
             }
             loop.addObserver("b", .beforeWaiting, order: 2)
             loop.addTimer("t", after: 0.01)
             loop.addTimer("far", after: 100)
-            loop.run(seconds: 0.3)
+            loop.run(seconds: 10)
         }
     }
 

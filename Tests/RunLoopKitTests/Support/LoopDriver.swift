@@ -32,6 +32,10 @@ protocol LoopDriver: AnyObject, Sendable {
     func stop()
     func wakeUp()
     func addCommonMode(_ mode: String)
+    /// Timer `label`'s next fire date, in seconds of the loop's wall clock.
+    func nextFireDate(_ label: String) -> Double
+    /// The loop's wall clock now, in seconds on the scale of ``nextFireDate(_:)``.
+    func wallNow() -> Double
 }
 
 extension LoopDriver {
