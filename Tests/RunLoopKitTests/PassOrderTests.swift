@@ -112,7 +112,7 @@ struct PassOrderTests {
             loop.addObserver("x", .entry, mode: "other")  // creates the mode, as CF needs
             loop.perform("b1") { loop.perform("b3") }
             loop.perform("b2", modes: ["other"])
-            loop.run(seconds: 0.03)
+            loop.run(seconds: passDeadline)
             loop.run("other", seconds: 0)
             loop.run("other", seconds: 0)
         }
@@ -140,7 +140,7 @@ struct PassOrderTests {
             loop.addSource("s1", order: 1)
             loop.signalSource("s2")
             loop.signalSource("s1")
-            loop.run(seconds: 0.03)
+            loop.run(seconds: passDeadline)
         }
     }
 

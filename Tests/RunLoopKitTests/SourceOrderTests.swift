@@ -20,7 +20,7 @@ struct SourceOrderTests {
             loop.addSource("s2", order: 2)
             loop.addSource("s1", order: 1) { loop.signalSource("s2") }
             loop.signalSource("s1")
-            loop.run(seconds: 0.05)
+            loop.run(seconds: passDeadline)
         }
     }
 
@@ -32,7 +32,7 @@ struct SourceOrderTests {
             loop.addSource("s1", order: 1)
             loop.addSource("s2", order: 2) { loop.signalSource("s1") }
             loop.signalSource("s2")
-            loop.run(seconds: 0.05)
+            loop.run(seconds: passDeadline)
         }
     }
 
@@ -101,7 +101,7 @@ struct SourceOrderTests {
             let once = Once()
             loop.addObserver("o") { activity in if activity == .beforeSources, once() { loop.signalSource("s") } }
             loop.addSource("s")
-            loop.run(seconds: 0.05)
+            loop.run(seconds: passDeadline)
         }
     }
 
@@ -112,7 +112,7 @@ struct SourceOrderTests {
             loop.addObserver("o")
             loop.addSource("s") { loop.perform("b2") }
             loop.perform("b1") { loop.signalSource("s") }
-            loop.run(seconds: 0.05)
+            loop.run(seconds: passDeadline)
         }
     }
 

@@ -138,7 +138,7 @@ struct WakeWindowTests {
     func wakeFromBeforeTimers(kind: LoopKind) async {
         await checkAgainstCF(kind, ["o@entry"] + Self.pass + Self.pass + ["o@exit", "return(timedOut)"]) { loop in
             Self.observe(loop, at: .beforeTimers) { loop.wakeUp() }
-            loop.run(seconds: 0.05)
+            loop.run(seconds: passDeadline)
         }
     }
 
@@ -146,7 +146,7 @@ struct WakeWindowTests {
     func wakeFromBeforeWaiting(kind: LoopKind) async {
         await checkAgainstCF(kind, ["o@entry"] + Self.pass + Self.pass + ["o@exit", "return(timedOut)"]) { loop in
             Self.observe(loop, at: .beforeWaiting) { loop.wakeUp() }
-            loop.run(seconds: 0.05)
+            loop.run(seconds: passDeadline)
         }
     }
 
@@ -155,7 +155,7 @@ struct WakeWindowTests {
         await checkAgainstCF(kind, ["o@entry"] + Self.pass + ["timer(t)"] + Self.pass + ["o@exit", "return(timedOut)"]) { loop in
             Self.observe(loop, at: .afterWaiting) { loop.wakeUp() }
             loop.addTimer("t", after: 0.01)
-            loop.run(seconds: 0.3)
+            loop.run(seconds: passDeadline)
         }
     }
 
@@ -165,7 +165,7 @@ struct WakeWindowTests {
             loop.addObserver("o")
             loop.addTimer("far", after: 100)
             loop.addTimer("t", after: 0.01) { loop.wakeUp() }
-            loop.run(seconds: 0.3)
+            loop.run(seconds: passDeadline)
         }
     }
 
@@ -176,7 +176,7 @@ struct WakeWindowTests {
             loop.addObserver("o")
             loop.addTimer("far", after: 100)
             loop.perform("b") { loop.wakeUp() }
-            loop.run(seconds: 0.05)
+            loop.run(seconds: passDeadline)
         }
     }
 
@@ -188,7 +188,7 @@ struct WakeWindowTests {
             loop.addTimer("far", after: 100)
             loop.addSource("s") { loop.wakeUp() }
             loop.signalSource("s")
-            loop.run(seconds: 0.05)
+            loop.run(seconds: passDeadline)
         }
     }
 
@@ -196,7 +196,7 @@ struct WakeWindowTests {
     func wakeFromEntry(kind: LoopKind) async {
         await checkAgainstCF(kind, ["o@entry"] + Self.pass + Self.pass + ["o@exit", "return(timedOut)"]) { loop in
             Self.observe(loop, at: .entry) { loop.wakeUp() }
-            loop.run(seconds: 0.05)
+            loop.run(seconds: passDeadline)
         }
     }
 

@@ -38,6 +38,12 @@ protocol LoopDriver: AnyObject, Sendable {
     func wallNow() -> Double
 }
 
+/// The deadline of a run whose trace has passes that end before the one that waits for the
+/// deadline (each pass ends by checking it): long against the preemption of a loaded machine,
+/// where a thread has been seen to stall for 0.2 s, so that no pass runs into it by chance.
+/// Such a run lasts this long on the real loops; the scenarios wait for it concurrently.
+let passDeadline = 1.0
+
 extension LoopDriver {
     var log: [String] { recorder.lines }
 
