@@ -206,7 +206,7 @@ struct PassOrderTests {
             loop.addObserver("every", .beforeTimers)
             loop.addSource("s")
             loop.signalSource("s")  // one polling pass, then a waiting one
-            loop.run(seconds: 0.02)
+            loop.run(seconds: passDeadline)
         }
     }
 
@@ -223,7 +223,7 @@ struct PassOrderTests {
             loop.addObserver("d", .beforeTimers, order: 3)
             loop.addSource("s")
             loop.signalSource("s")
-            loop.run(seconds: 0.02)
+            loop.run(seconds: passDeadline)
         }
     }
 }

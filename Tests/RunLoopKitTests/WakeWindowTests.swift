@@ -13,6 +13,7 @@ struct WakeWindowTests {
     static let pollingPass = ["o@beforeTimers", "o@beforeSources"]
     /// A second run of 0.05 s with nothing to do: one waiting pass, unless a wake was left over.
     static let cleanRun = ["o@entry"] + pass + ["o@exit", "return(timedOut)"]
+    /// A second run (of `passDeadline`: its first pass must not outlast it) after a wake left over.
     static let runAfterLeftoverWake = ["o@entry"] + pass + pass + ["o@exit", "return(timedOut)"]
 
     /// An observer `o` on every activity that calls `action` the first time it sees `activity`.
@@ -102,7 +103,7 @@ struct WakeWindowTests {
         await checkAgainstCF(kind, ["o@entry", "o@exit", "return(stopped)"] + Self.runAfterLeftoverWake) { loop in
             Self.observe(loop, at: .entry) { loop.stop() }
             loop.run(seconds: 1e10)
-            loop.run(seconds: 0.05)
+            loop.run(seconds: passDeadline)
         }
     }
 
