@@ -73,7 +73,7 @@ struct NestedRunTests {
             loop.addObserver("n", .entry, mode: "tracking") { _ in loop.wakeUp() }
             loop.addTimer("keep", after: 100, mode: "tracking")
             loop.addTimer("far", after: 100)
-            loop.run(seconds: 0.05)
+            loop.run(seconds: passDeadline)
         }
     }
 

@@ -170,7 +170,7 @@ struct PassOrderTests {
                 loop.run(seconds: 0)
             }
             loop.addTimer("far", after: 100)
-            loop.run(seconds: 0.03)
+            loop.run(seconds: passDeadline)
         }
     }
 

@@ -87,10 +87,12 @@ struct TimerScenarioTests {
     @Test("due timers fire in fire-date order", arguments: ours)
     func dueInOrder(kind: LoopKind) async {
         await checkAgainstCF(kind, ["timer(a)", "timer(b)", "timer(c)", "return(finished)"]) { loop in
-            loop.addTimer("c", after: 0.012)
+            // Each date is relative to its add, so a stall between adds moves the later adds'
+            // dates later: c, added first, is due well after a and b; b, added after a, after a.
+            loop.addTimer("c", after: 0.5)
             loop.addTimer("a", after: 0.010)
             loop.addTimer("b", after: 0.011)
-            Thread.sleep(forTimeInterval: 0.03)
+            Thread.sleep(forTimeInterval: 0.55)  // all three are due at the first wake
             loop.run(seconds: 1)
         }
     }
