@@ -18,7 +18,7 @@ import Testing
         #expect(lines.count == 1)
         let summary = try JSONDecoder().decode(ClockSummary.self, from: Data(result.stdout.utf8))
         #expect(summary.strategies.map(\.strategy) == [.naive, .polling, .aligned])
-        #expect(summary.duration > 2 && summary.duration < 10)
+        #expect(summary.duration > 2 && summary.duration < 20)  // 10x the run: a loaded machine fires its end late
         let aligned = try #require(summary.report(for: .aligned))
         #expect(aligned.updates >= 1 && aligned.updates <= 3)
         #expect(aligned.phaseErrorMedianMs >= 0 && aligned.phaseErrorMedianMs < 100)

@@ -11,23 +11,23 @@ struct PassOrderTests {
 
     func check(_ kind: LoopKind, _ expected: [String],
                _ scenario: @escaping @Sendable (any LoopDriver) -> Void,
-               sourceLocation: SourceLocation = #_sourceLocation) {
-        checkAgainstCF(kind, expected, scenario, sourceLocation: sourceLocation)
+               sourceLocation: SourceLocation = #_sourceLocation) async {
+        await checkAgainstCF(kind, expected, scenario, sourceLocation: sourceLocation)
     }
 
     static let wholeWait = ["o@beforeTimers", "o@beforeSources", "o@beforeWaiting", "o@afterWaiting"]
 
     @Test("an empty mode returns finished with no callout", arguments: ours)
-    func emptyMode(kind: LoopKind) {
-        check(kind, ["return(finished)"]) { loop in
+    func emptyMode(kind: LoopKind) async {
+        await check(kind, ["return(finished)"]) { loop in
             loop.addObserver("o")
             loop.run(seconds: 0.05)
         }
     }
 
     @Test("a run that times out", arguments: ours)
-    func timesOut(kind: LoopKind) {
-        check(kind, ["o@entry"] + Self.wholeWait + ["o@exit", "return(timedOut)"]) { loop in
+    func timesOut(kind: LoopKind) async {
+        await check(kind, ["o@entry"] + Self.wholeWait + ["o@exit", "return(timedOut)"]) { loop in
             loop.addObserver("o")
             loop.addTimer("far", after: 100)
             loop.run(seconds: 0.03)
@@ -35,8 +35,8 @@ struct PassOrderTests {
     }
 
     @Test("a deadline already past runs one polling pass", arguments: ours)
-    func zeroTimeout(kind: LoopKind) {
-        check(kind, ["o@entry", "o@beforeTimers", "o@beforeSources", "o@exit", "return(timedOut)"]) { loop in
+    func zeroTimeout(kind: LoopKind) async {
+        await check(kind, ["o@entry", "o@beforeTimers", "o@beforeSources", "o@exit", "return(timedOut)"]) { loop in
             loop.addObserver("o")
             loop.addTimer("far", after: 100)
             loop.run(seconds: 0)
@@ -44,8 +44,8 @@ struct PassOrderTests {
     }
 
     @Test("a one-shot timer fires, then the mode is empty", arguments: ours)
-    func oneShotTimerFinishes(kind: LoopKind) {
-        check(kind, ["o@entry"] + Self.wholeWait + ["timer(t)", "o@exit", "return(finished)"]) { loop in
+    func oneShotTimerFinishes(kind: LoopKind) async {
+        await check(kind, ["o@entry"] + Self.wholeWait + ["timer(t)", "o@exit", "return(finished)"]) { loop in
             loop.addObserver("o")
             loop.addTimer("t", after: 0.01)
             loop.run(seconds: 5)
@@ -53,8 +53,8 @@ struct PassOrderTests {
     }
 
     @Test("stop() from a callout ends the run after the pass", arguments: ours)
-    func stopFromCallout(kind: LoopKind) {
-        check(kind, ["o@entry"] + Self.wholeWait + ["timer(t)", "o@exit", "return(stopped)"]) { loop in
+    func stopFromCallout(kind: LoopKind) async {
+        await check(kind, ["o@entry"] + Self.wholeWait + ["timer(t)", "o@exit", "return(stopped)"]) { loop in
             loop.addObserver("o")
             loop.addTimer("far", after: 100)
             loop.addTimer("t", after: 0.01) { loop.stop() }
@@ -63,8 +63,8 @@ struct PassOrderTests {
     }
 
     @Test("stop() from an observer before waiting wakes the loop at once", arguments: ours)
-    func stopBeforeWaiting(kind: LoopKind) {
-        check(kind, ["o@entry"] + Self.wholeWait + ["o@exit", "return(stopped)"]) { loop in
+    func stopBeforeWaiting(kind: LoopKind) async {
+        await check(kind, ["o@entry"] + Self.wholeWait + ["o@exit", "return(stopped)"]) { loop in
             loop.addObserver("o") { activity in if activity == .beforeWaiting { loop.stop() } }
             loop.addTimer("far", after: 100)
             loop.run(seconds: 1e10)
@@ -72,8 +72,8 @@ struct PassOrderTests {
     }
 
     @Test("stop() from another thread", arguments: ours)
-    func stopFromAnotherThread(kind: LoopKind) {
-        check(kind, ["o@entry"] + Self.wholeWait + ["o@exit", "return(stopped)"]) { loop in
+    func stopFromAnotherThread(kind: LoopKind) async {
+        await check(kind, ["o@entry"] + Self.wholeWait + ["o@exit", "return(stopped)"]) { loop in
             let waiting = DispatchSemaphore(value: 0)
             loop.addObserver("o") { activity in if activity == .beforeWaiting { waiting.signal() } }
             loop.addSource("keepAlive")
@@ -86,8 +86,8 @@ struct PassOrderTests {
     }
 
     @Test("a stop requested while no run is in progress is dropped, as CF drops it", arguments: ours)
-    func stopBeforeRun(kind: LoopKind) {
-        check(kind, ["o@entry"] + Self.wholeWait + ["o@exit", "return(timedOut)"]) { loop in
+    func stopBeforeRun(kind: LoopKind) async {
+        await check(kind, ["o@entry"] + Self.wholeWait + ["o@exit", "return(timedOut)"]) { loop in
             loop.addObserver("o")
             loop.addTimer("far", after: 100)
             loop.stop()
@@ -96,8 +96,8 @@ struct PassOrderTests {
     }
 
     @Test("a performed block runs after beforeSources and keeps the mode alive", arguments: ours)
-    func performBlock(kind: LoopKind) {
-        check(kind, ["o@entry", "o@beforeTimers", "o@beforeSources", "block(b)", "o@beforeWaiting",
+    func performBlock(kind: LoopKind) async {
+        await check(kind, ["o@entry", "o@beforeTimers", "o@beforeSources", "block(b)", "o@beforeWaiting",
                      "o@afterWaiting", "o@exit", "return(timedOut)"]) { loop in
             loop.addObserver("o")
             loop.perform("b")
@@ -106,21 +106,21 @@ struct PassOrderTests {
     }
 
     @Test("blocks of other modes wait; blocks queued by a block wait for a later pass", arguments: ours)
-    func blocksPerMode(kind: LoopKind) {
-        check(kind, ["block(b1)", "block(b3)", "return(timedOut)", "x@entry", "block(b2)", "return(timedOut)",
+    func blocksPerMode(kind: LoopKind) async {
+        await check(kind, ["block(b1)", "block(b3)", "return(timedOut)", "x@entry", "block(b2)", "return(timedOut)",
                      "return(finished)"]) { loop in
             loop.addObserver("x", .entry, mode: "other")  // creates the mode, as CF needs
             loop.perform("b1") { loop.perform("b3") }
             loop.perform("b2", modes: ["other"])
-            loop.run(seconds: 0.03)
+            loop.run(seconds: passDeadline)
             loop.run("other", seconds: 0)
             loop.run("other", seconds: 0)
         }
     }
 
     @Test("returnAfterSourceHandled returns after the first source, without waiting", arguments: ours)
-    func returnAfterSourceHandled(kind: LoopKind) {
-        check(kind, ["o@entry", "o@beforeTimers", "o@beforeSources", "source(s1)", "o@exit",
+    func returnAfterSourceHandled(kind: LoopKind) async {
+        await check(kind, ["o@entry", "o@beforeTimers", "o@beforeSources", "source(s1)", "o@exit",
                      "return(handledSource)"]) { loop in
             loop.addObserver("o")
             loop.addSource("s1", order: 1)
@@ -132,23 +132,23 @@ struct PassOrderTests {
     }
 
     @Test("signalled sources fire in order and make the pass poll", arguments: ours)
-    func sourcesPoll(kind: LoopKind) {
-        check(kind, ["o@entry", "o@beforeTimers", "o@beforeSources", "source(s1)", "source(s2)"]
+    func sourcesPoll(kind: LoopKind) async {
+        await check(kind, ["o@entry", "o@beforeTimers", "o@beforeSources", "source(s1)", "source(s2)"]
               + Self.wholeWait + ["o@exit", "return(timedOut)"]) { loop in
             loop.addObserver("o")
             loop.addSource("s2", order: 2)
             loop.addSource("s1", order: 1)
             loop.signalSource("s2")
             loop.signalSource("s1")
-            loop.run(seconds: 0.03)
+            loop.run(seconds: passDeadline)
         }
     }
 
     @Test("a nested run in another mode, with observers in both modes", arguments: ours)
-    func nestedRun(kind: LoopKind) {
+    func nestedRun(kind: LoopKind) async {
         let inner = ["t@entry", "t@beforeTimers", "t@beforeSources", "t@beforeWaiting", "t@afterWaiting",
                      "t@exit", "return(timedOut)"]
-        check(kind, ["d@entry", "d@beforeTimers", "d@beforeSources", "d@beforeWaiting", "d@afterWaiting",
+        await check(kind, ["d@entry", "d@beforeTimers", "d@beforeSources", "d@beforeWaiting", "d@afterWaiting",
                      "timer(go)"] + inner + ["d@exit", "return(finished)"]) { loop in
             loop.addObserver("d")
             loop.addObserver("t", mode: "tracking")
@@ -159,8 +159,8 @@ struct PassOrderTests {
     }
 
     @Test("a nested run in the same mode skips the observer whose callout runs it", arguments: ours)
-    func nestedSameMode(kind: LoopKind) {
-        check(kind, ["p@entry", "o@beforeTimers", "o@beforeWaiting", "p@entry", "p@exit", "return(timedOut)",
+    func nestedSameMode(kind: LoopKind) async {
+        await check(kind, ["p@entry", "o@beforeTimers", "o@beforeWaiting", "p@entry", "p@exit", "return(timedOut)",
                      "p@exit", "return(timedOut)"]) { loop in
             let nested = Recorder()
             loop.addObserver("p", [.entry, .exit])
@@ -170,13 +170,13 @@ struct PassOrderTests {
                 loop.run(seconds: 0)
             }
             loop.addTimer("far", after: 100)
-            loop.run(seconds: 0.03)
+            loop.run(seconds: passDeadline)
         }
     }
 
     @Test("an observer added to .common sees a mode once it is made common", arguments: ours)
-    func commonModes(kind: LoopKind) {
-        check(kind, ["return(timedOut)", "c@entry", "c@exit", "return(timedOut)"]) { loop in
+    func commonModes(kind: LoopKind) async {
+        await check(kind, ["return(timedOut)", "c@entry", "c@exit", "return(timedOut)"]) { loop in
             loop.addObserver("c", [.entry, .exit], mode: "common")
             loop.addTimer("keep", after: 100, mode: "tracking")
             loop.run("tracking", seconds: 0)
@@ -186,8 +186,8 @@ struct PassOrderTests {
     }
 
     @Test("observers of equal order run in the order they were added", arguments: ours)
-    func equalOrders(kind: LoopKind) {
-        check(kind, ["early@entry", "a@entry", "b@entry", "c@entry", "late@entry", "return(timedOut)"]) { loop in
+    func equalOrders(kind: LoopKind) async {
+        await check(kind, ["early@entry", "a@entry", "b@entry", "c@entry", "late@entry", "return(timedOut)"]) { loop in
             loop.addObserver("a", .entry, order: 0)
             loop.addObserver("late", .entry, order: 5)
             loop.addObserver("b", .entry, order: 0)
@@ -199,20 +199,20 @@ struct PassOrderTests {
     }
 
     @Test("a non-repeating observer is called once", arguments: ours)
-    func nonRepeating(kind: LoopKind) {
-        check(kind, ["once@beforeTimers", "every@beforeTimers", "source(s)", "every@beforeTimers",
+    func nonRepeating(kind: LoopKind) async {
+        await check(kind, ["once@beforeTimers", "every@beforeTimers", "source(s)", "every@beforeTimers",
                      "return(timedOut)"]) { loop in
             loop.addObserver("once", .beforeTimers, repeats: false)
             loop.addObserver("every", .beforeTimers)
             loop.addSource("s")
             loop.signalSource("s")  // one polling pass, then a waiting one
-            loop.run(seconds: 0.02)
+            loop.run(seconds: passDeadline)
         }
     }
 
     @Test("observers added, removed and invalidated during a callout", arguments: ours)
-    func mutationDuringCallout(kind: LoopKind) {
-        check(kind, ["a@beforeTimers", "b@beforeTimers", "source(s)", "a@beforeTimers", "c@beforeTimers",
+    func mutationDuringCallout(kind: LoopKind) async {
+        await check(kind, ["a@beforeTimers", "b@beforeTimers", "source(s)", "a@beforeTimers", "c@beforeTimers",
                      "return(timedOut)"]) { loop in
             loop.addObserver("a", .beforeTimers, order: 0) { _ in
                 loop.removeObserver("b", mode: "default")
@@ -223,7 +223,7 @@ struct PassOrderTests {
             loop.addObserver("d", .beforeTimers, order: 3)
             loop.addSource("s")
             loop.signalSource("s")
-            loop.run(seconds: 0.02)
+            loop.run(seconds: passDeadline)
         }
     }
 }

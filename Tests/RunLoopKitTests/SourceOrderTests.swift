@@ -13,32 +13,32 @@ struct SourceOrderTests {
     static let timeout = waitingPass + ["o@exit", "return(timedOut)"]
 
     @Test("a source signalled by an earlier source's handler fires in the next pass", arguments: ours)
-    func chainToHigherOrder(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry"] + Self.pollingPass + ["source(s1)"] + Self.pollingPass + ["source(s2)"]
+    func chainToHigherOrder(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry"] + Self.pollingPass + ["source(s1)"] + Self.pollingPass + ["source(s2)"]
                        + Self.timeout) { loop in
             loop.addObserver("o")
             loop.addSource("s2", order: 2)
             loop.addSource("s1", order: 1) { loop.signalSource("s2") }
             loop.signalSource("s1")
-            loop.run(seconds: 0.05)
+            loop.run(seconds: passDeadline)
         }
     }
 
     @Test("a source signalled by a later source's handler fires in the next pass", arguments: ours)
-    func chainToLowerOrder(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry"] + Self.pollingPass + ["source(s2)"] + Self.pollingPass + ["source(s1)"]
+    func chainToLowerOrder(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry"] + Self.pollingPass + ["source(s2)"] + Self.pollingPass + ["source(s1)"]
                        + Self.timeout) { loop in
             loop.addObserver("o")
             loop.addSource("s1", order: 1)
             loop.addSource("s2", order: 2) { loop.signalSource("s1") }
             loop.signalSource("s2")
-            loop.run(seconds: 0.05)
+            loop.run(seconds: passDeadline)
         }
     }
 
     @Test("equal orders fire by signal time, earliest first", arguments: ours)
-    func tiesBySignalTime(kind: LoopKind) {
-        checkAgainstCF(kind, ["source(c)", "source(a)", "source(b)", "return(timedOut)"]) { loop in
+    func tiesBySignalTime(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["source(c)", "source(a)", "source(b)", "return(timedOut)"]) { loop in
             loop.addSource("a")
             loop.addSource("b")
             loop.addSource("c")
@@ -50,8 +50,8 @@ struct SourceOrderTests {
     }
 
     @Test("a source signalled twice keeps its first signal time", arguments: ours)
-    func resignalKeepsFirstTime(kind: LoopKind) {
-        checkAgainstCF(kind, ["source(a)", "source(b)", "return(timedOut)"]) { loop in
+    func resignalKeepsFirstTime(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["source(a)", "source(b)", "return(timedOut)"]) { loop in
             loop.addSource("a")
             loop.addSource("b")
             loop.signalSource("a")
@@ -62,8 +62,8 @@ struct SourceOrderTests {
     }
 
     @Test("order wins over signal time", arguments: ours)
-    func orderBeforeTime(kind: LoopKind) {
-        checkAgainstCF(kind, ["source(low)", "source(high)", "return(timedOut)"]) { loop in
+    func orderBeforeTime(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["source(low)", "source(high)", "return(timedOut)"]) { loop in
             loop.addSource("high", order: 5)
             loop.addSource("low", order: -5)
             loop.signalSource("high")
@@ -73,8 +73,8 @@ struct SourceOrderTests {
     }
 
     @Test("a source invalidated by an earlier handler in the same pass does not fire", arguments: ours)
-    func invalidatedBeforeItsTurn(kind: LoopKind) {
-        checkAgainstCF(kind, ["source(s1)", "return(timedOut)"]) { loop in
+    func invalidatedBeforeItsTurn(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["source(s1)", "return(timedOut)"]) { loop in
             loop.addSource("s1", order: 1) { loop.invalidateSource("s2") }
             loop.addSource("s2", order: 2)
             loop.signalSource("s1")
@@ -84,8 +84,8 @@ struct SourceOrderTests {
     }
 
     @Test("a source removed from the mode by an earlier handler still fires in that pass", arguments: ours)
-    func removedBeforeItsTurn(kind: LoopKind) {
-        checkAgainstCF(kind, ["source(s1)", "source(s2)", "return(timedOut)"]) { loop in
+    func removedBeforeItsTurn(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["source(s1)", "source(s2)", "return(timedOut)"]) { loop in
             loop.addSource("keep", order: 0)
             loop.addSource("s1", order: 1) { loop.removeSource("s2", mode: "default") }
             loop.addSource("s2", order: 2)
@@ -96,29 +96,29 @@ struct SourceOrderTests {
     }
 
     @Test("a source signalled in beforeSources fires in that pass", arguments: ours)
-    func signalledInBeforeSources(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry"] + Self.pollingPass + ["source(s)"] + Self.timeout) { loop in
+    func signalledInBeforeSources(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry"] + Self.pollingPass + ["source(s)"] + Self.timeout) { loop in
             let once = Once()
             loop.addObserver("o") { activity in if activity == .beforeSources, once() { loop.signalSource("s") } }
             loop.addSource("s")
-            loop.run(seconds: 0.05)
+            loop.run(seconds: passDeadline)
         }
     }
 
     @Test("a source signalled by a block fires in that pass, and blocks run again", arguments: ours)
-    func signalledByBlock(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry"] + Self.pollingPass + ["block(b1)", "source(s)", "block(b2)"]
+    func signalledByBlock(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry"] + Self.pollingPass + ["block(b1)", "source(s)", "block(b2)"]
                        + Self.timeout) { loop in
             loop.addObserver("o")
             loop.addSource("s") { loop.perform("b2") }
             loop.perform("b1") { loop.signalSource("s") }
-            loop.run(seconds: 0.05)
+            loop.run(seconds: passDeadline)
         }
     }
 
     @Test("a source signalled by a timer fires in the next pass", arguments: ours)
-    func signalledByTimer(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry"] + Self.waitingPass + ["timer(t)"] + Self.pollingPass
+    func signalledByTimer(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry"] + Self.waitingPass + ["timer(t)"] + Self.pollingPass
                        + ["source(s)", "o@exit", "return(stopped)"]) { loop in
             loop.addObserver("o")
             loop.addSource("s") { loop.stop() }
@@ -128,8 +128,8 @@ struct SourceOrderTests {
     }
 
     @Test("returnAfterSourceHandled with a chain returns after the first handler", arguments: ours)
-    func returnAfterChain(kind: LoopKind) {
-        checkAgainstCF(kind, ["source(s1)", "return(handledSource)", "source(s2)", "return(handledSource)"]) { loop in
+    func returnAfterChain(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["source(s1)", "return(handledSource)", "source(s2)", "return(handledSource)"]) { loop in
             loop.addSource("s1", order: 1) { loop.signalSource("s2") }
             loop.addSource("s2", order: 2)
             loop.signalSource("s1")
@@ -139,8 +139,8 @@ struct SourceOrderTests {
     }
 
     @Test("a source signalled from another thread with wakeUp() fires after the wait", arguments: ours)
-    func signalledFromAnotherThread(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry"] + Self.waitingPass + Self.pollingPass + ["source(s)", "o@exit",
+    func signalledFromAnotherThread(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry"] + Self.waitingPass + Self.pollingPass + ["source(s)", "o@exit",
                               "return(handledSource)"]) { loop in
             let waiting = DispatchSemaphore(value: 0)
             loop.addObserver("o") { activity in if activity == .beforeWaiting { waiting.signal() } }

@@ -38,7 +38,8 @@ struct ThreadTests {
         let fired = onFreshThread { () -> [String] in
             let loop = EVRunLoop.current
             let log = Recorder()
-            let doomed = EVTimer(interval: 0.05, repeats: false) { _ in log.append("doomed") }
+            // Due long after the other thread's work, however late that thread is scheduled.
+            let doomed = EVTimer(interval: 3, repeats: false) { _ in log.append("doomed") }
             loop.add(EVSource { _ in }, forMode: .default)
             loop.add(doomed, forMode: .default)
             Thread.detachNewThread {
@@ -48,7 +49,7 @@ struct ThreadTests {
                     loop.stop()
                 }, forMode: .default)
             }
-            loop.run(mode: .default, for: .seconds(5))
+            loop.run(mode: .default, for: .seconds(10))  // until "added" stops it
             return log.lines
         }
         #expect(fired == ["added"])

@@ -13,6 +13,7 @@ struct WakeWindowTests {
     static let pollingPass = ["o@beforeTimers", "o@beforeSources"]
     /// A second run of 0.05 s with nothing to do: one waiting pass, unless a wake was left over.
     static let cleanRun = ["o@entry"] + pass + ["o@exit", "return(timedOut)"]
+    /// A second run (of `passDeadline`: its first pass must not outlast it) after a wake left over.
     static let runAfterLeftoverWake = ["o@entry"] + pass + pass + ["o@exit", "return(timedOut)"]
 
     /// An observer `o` on every activity that calls `action` the first time it sees `activity`.
@@ -25,8 +26,8 @@ struct WakeWindowTests {
     // MARK: stop()
 
     @Test("stop() from beforeTimers ends the coming wait at once", arguments: ours)
-    func stopFromBeforeTimers(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry"] + Self.pass + ["o@exit", "return(stopped)"] + Self.cleanRun) { loop in
+    func stopFromBeforeTimers(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry"] + Self.pass + ["o@exit", "return(stopped)"] + Self.cleanRun) { loop in
             Self.observe(loop, at: .beforeTimers) { loop.stop() }
             loop.run(seconds: 1e10)
             loop.run(seconds: 0.05)
@@ -34,8 +35,8 @@ struct WakeWindowTests {
     }
 
     @Test("stop() from beforeSources", arguments: ours)
-    func stopFromBeforeSources(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry"] + Self.pass + ["o@exit", "return(stopped)"] + Self.cleanRun) { loop in
+    func stopFromBeforeSources(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry"] + Self.pass + ["o@exit", "return(stopped)"] + Self.cleanRun) { loop in
             Self.observe(loop, at: .beforeSources) { loop.stop() }
             loop.run(seconds: 1e10)
             loop.run(seconds: 0.05)
@@ -43,8 +44,8 @@ struct WakeWindowTests {
     }
 
     @Test("stop() from beforeWaiting leaves no wake behind", arguments: ours)
-    func stopFromBeforeWaiting(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry"] + Self.pass + ["o@exit", "return(stopped)"] + Self.cleanRun) { loop in
+    func stopFromBeforeWaiting(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry"] + Self.pass + ["o@exit", "return(stopped)"] + Self.cleanRun) { loop in
             Self.observe(loop, at: .beforeWaiting) { loop.stop() }
             loop.run(seconds: 1e10)
             loop.run(seconds: 0.05)
@@ -52,8 +53,8 @@ struct WakeWindowTests {
     }
 
     @Test("stop() from afterWaiting: its wake falls in the window and is dropped", arguments: ours)
-    func stopFromAfterWaiting(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry"] + Self.pass + ["timer(t)", "o@exit", "return(stopped)"] + Self.cleanRun) { loop in
+    func stopFromAfterWaiting(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry"] + Self.pass + ["timer(t)", "o@exit", "return(stopped)"] + Self.cleanRun) { loop in
             Self.observe(loop, at: .afterWaiting) { loop.stop() }
             loop.addTimer("t", after: 0.01)
             loop.run(seconds: 1e10)
@@ -62,8 +63,8 @@ struct WakeWindowTests {
     }
 
     @Test("stop() from a timer callout: its wake is dropped", arguments: ours)
-    func stopFromTimer(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry"] + Self.pass + ["timer(t)", "o@exit", "return(stopped)"] + Self.cleanRun) { loop in
+    func stopFromTimer(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry"] + Self.pass + ["timer(t)", "o@exit", "return(stopped)"] + Self.cleanRun) { loop in
             loop.addObserver("o")
             loop.addTimer("far", after: 100)
             loop.addTimer("t", after: 0.01) { loop.stop() }
@@ -73,8 +74,8 @@ struct WakeWindowTests {
     }
 
     @Test("stop() from a block", arguments: ours)
-    func stopFromBlock(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry", "o@beforeTimers", "o@beforeSources", "block(b)", "o@beforeWaiting",
+    func stopFromBlock(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry", "o@beforeTimers", "o@beforeSources", "block(b)", "o@beforeWaiting",
                               "o@afterWaiting", "o@exit", "return(stopped)"] + Self.cleanRun) { loop in
             loop.addObserver("o")
             loop.addTimer("far", after: 100)
@@ -85,8 +86,8 @@ struct WakeWindowTests {
     }
 
     @Test("stop() from a source handler: the polling pass consumes its wake", arguments: ours)
-    func stopFromSource(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry"] + Self.pollingPass + ["source(s)", "o@exit", "return(stopped)"]
+    func stopFromSource(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry"] + Self.pollingPass + ["source(s)", "o@exit", "return(stopped)"]
                        + Self.cleanRun) { loop in
             loop.addObserver("o")
             loop.addTimer("far", after: 100)
@@ -98,17 +99,17 @@ struct WakeWindowTests {
     }
 
     @Test("stop() from entry: the run stops at once, and its wake is left for the next run", arguments: ours)
-    func stopFromEntry(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry", "o@exit", "return(stopped)"] + Self.runAfterLeftoverWake) { loop in
+    func stopFromEntry(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry", "o@exit", "return(stopped)"] + Self.runAfterLeftoverWake) { loop in
             Self.observe(loop, at: .entry) { loop.stop() }
             loop.run(seconds: 1e10)
-            loop.run(seconds: 0.05)
+            loop.run(seconds: passDeadline)
         }
     }
 
     @Test("stop() from exit is dropped, and so is its wake", arguments: ours)
-    func stopFromExit(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry"] + Self.pass + ["o@exit", "return(timedOut)"] + Self.cleanRun) { loop in
+    func stopFromExit(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry"] + Self.pass + ["o@exit", "return(timedOut)"] + Self.cleanRun) { loop in
             Self.observe(loop, at: .exit) { loop.stop() }
             loop.run(seconds: 0.03)
             loop.run(seconds: 0.05)
@@ -116,8 +117,8 @@ struct WakeWindowTests {
     }
 
     @Test("stop() from another thread, then a second run", arguments: ours)
-    func stopFromAnotherThread(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry"] + Self.pass + ["o@exit", "return(stopped)"] + Self.cleanRun) { loop in
+    func stopFromAnotherThread(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry"] + Self.pass + ["o@exit", "return(stopped)"] + Self.cleanRun) { loop in
             let waiting = DispatchSemaphore(value: 0)
             loop.addObserver("o") { activity in if activity == .beforeWaiting { waiting.signal() } }
             loop.addSource("keepAlive")
@@ -135,74 +136,74 @@ struct WakeWindowTests {
     // MARK: wakeUp()
 
     @Test("wakeUp() from beforeTimers makes one extra pass", arguments: ours)
-    func wakeFromBeforeTimers(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry"] + Self.pass + Self.pass + ["o@exit", "return(timedOut)"]) { loop in
+    func wakeFromBeforeTimers(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry"] + Self.pass + Self.pass + ["o@exit", "return(timedOut)"]) { loop in
             Self.observe(loop, at: .beforeTimers) { loop.wakeUp() }
-            loop.run(seconds: 0.05)
+            loop.run(seconds: passDeadline)
         }
     }
 
     @Test("wakeUp() from beforeWaiting makes one extra pass", arguments: ours)
-    func wakeFromBeforeWaiting(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry"] + Self.pass + Self.pass + ["o@exit", "return(timedOut)"]) { loop in
+    func wakeFromBeforeWaiting(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry"] + Self.pass + Self.pass + ["o@exit", "return(timedOut)"]) { loop in
             Self.observe(loop, at: .beforeWaiting) { loop.wakeUp() }
-            loop.run(seconds: 0.05)
+            loop.run(seconds: passDeadline)
         }
     }
 
     @Test("wakeUp() from afterWaiting is dropped", arguments: ours)
-    func wakeFromAfterWaiting(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry"] + Self.pass + ["timer(t)"] + Self.pass + ["o@exit", "return(timedOut)"]) { loop in
+    func wakeFromAfterWaiting(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry"] + Self.pass + ["timer(t)"] + Self.pass + ["o@exit", "return(timedOut)"]) { loop in
             Self.observe(loop, at: .afterWaiting) { loop.wakeUp() }
             loop.addTimer("t", after: 0.01)
-            loop.run(seconds: 0.3)
+            loop.run(seconds: passDeadline)
         }
     }
 
     @Test("wakeUp() from a timer callout is dropped", arguments: ours)
-    func wakeFromTimer(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry"] + Self.pass + ["timer(t)"] + Self.pass + ["o@exit", "return(timedOut)"]) { loop in
+    func wakeFromTimer(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry"] + Self.pass + ["timer(t)"] + Self.pass + ["o@exit", "return(timedOut)"]) { loop in
             loop.addObserver("o")
             loop.addTimer("far", after: 100)
             loop.addTimer("t", after: 0.01) { loop.wakeUp() }
-            loop.run(seconds: 0.3)
+            loop.run(seconds: passDeadline)
         }
     }
 
     @Test("wakeUp() from a block makes one extra pass", arguments: ours)
-    func wakeFromBlock(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry", "o@beforeTimers", "o@beforeSources", "block(b)", "o@beforeWaiting",
+    func wakeFromBlock(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry", "o@beforeTimers", "o@beforeSources", "block(b)", "o@beforeWaiting",
                               "o@afterWaiting"] + Self.pass + ["o@exit", "return(timedOut)"]) { loop in
             loop.addObserver("o")
             loop.addTimer("far", after: 100)
             loop.perform("b") { loop.wakeUp() }
-            loop.run(seconds: 0.05)
+            loop.run(seconds: passDeadline)
         }
     }
 
     @Test("wakeUp() from a source handler is consumed by the polling pass", arguments: ours)
-    func wakeFromSource(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry"] + Self.pollingPass + ["source(s)"] + Self.pass
+    func wakeFromSource(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry"] + Self.pollingPass + ["source(s)"] + Self.pass
                        + ["o@exit", "return(timedOut)"]) { loop in
             loop.addObserver("o")
             loop.addTimer("far", after: 100)
             loop.addSource("s") { loop.wakeUp() }
             loop.signalSource("s")
-            loop.run(seconds: 0.05)
+            loop.run(seconds: passDeadline)
         }
     }
 
     @Test("wakeUp() from entry makes one extra pass", arguments: ours)
-    func wakeFromEntry(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry"] + Self.pass + Self.pass + ["o@exit", "return(timedOut)"]) { loop in
+    func wakeFromEntry(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry"] + Self.pass + Self.pass + ["o@exit", "return(timedOut)"]) { loop in
             Self.observe(loop, at: .entry) { loop.wakeUp() }
-            loop.run(seconds: 0.05)
+            loop.run(seconds: passDeadline)
         }
     }
 
     @Test("wakeUp() from exit is dropped", arguments: ours)
-    func wakeFromExit(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry"] + Self.pass + ["o@exit", "return(timedOut)"] + Self.cleanRun) { loop in
+    func wakeFromExit(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry"] + Self.pass + ["o@exit", "return(timedOut)"] + Self.cleanRun) { loop in
             Self.observe(loop, at: .exit) { loop.wakeUp() }
             loop.run(seconds: 0.03)
             loop.run(seconds: 0.05)
@@ -210,8 +211,8 @@ struct WakeWindowTests {
     }
 
     @Test("wakeUp() between two runs is dropped", arguments: ours)
-    func wakeBetweenRuns(kind: LoopKind) {
-        checkAgainstCF(kind, Self.cleanRun + Self.cleanRun) { loop in
+    func wakeBetweenRuns(kind: LoopKind) async {
+        await checkAgainstCF(kind, Self.cleanRun + Self.cleanRun) { loop in
             loop.addObserver("o")
             loop.addTimer("far", after: 100)
             loop.run(seconds: 0.05)
@@ -221,8 +222,8 @@ struct WakeWindowTests {
     }
 
     @Test("wakeUp() before the loop ever ran is dropped", arguments: ours)
-    func wakeBeforeFirstRun(kind: LoopKind) {
-        checkAgainstCF(kind, Self.cleanRun) { loop in
+    func wakeBeforeFirstRun(kind: LoopKind) async {
+        await checkAgainstCF(kind, Self.cleanRun) { loop in
             loop.addObserver("o")
             loop.addTimer("far", after: 100)
             loop.wakeUp()
@@ -231,8 +232,8 @@ struct WakeWindowTests {
     }
 
     @Test("wakeUp() from another thread ends the wait", arguments: ours)
-    func wakeFromAnotherThread(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry"] + Self.pass + ["o@exit", "return(stopped)"]) { loop in
+    func wakeFromAnotherThread(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry"] + Self.pass + ["o@exit", "return(stopped)"]) { loop in
             let once = Once()
             let waiting = DispatchSemaphore(value: 0)
             loop.addObserver("o") { activity in
@@ -251,8 +252,8 @@ struct WakeWindowTests {
     // MARK: Polling
 
     @Test("a polling run consumes a wake sent during its pass", arguments: ours)
-    func pollConsumesWake(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry"] + Self.pollingPass + ["o@exit", "return(timedOut)"] + Self.cleanRun) { loop in
+    func pollConsumesWake(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry"] + Self.pollingPass + ["o@exit", "return(timedOut)"] + Self.cleanRun) { loop in
             Self.observe(loop, at: .beforeTimers) { loop.wakeUp() }
             loop.run(seconds: 0)
             loop.run(seconds: 0.05)
@@ -260,8 +261,8 @@ struct WakeWindowTests {
     }
 
     @Test("a negative timeout polls once", arguments: ours)
-    func negativeTimeout(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry"] + Self.pollingPass + ["o@exit", "return(timedOut)"]) { loop in
+    func negativeTimeout(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry"] + Self.pollingPass + ["o@exit", "return(timedOut)"]) { loop in
             loop.addObserver("o")
             loop.addTimer("far", after: 100)
             loop.run(seconds: -5)
@@ -269,8 +270,8 @@ struct WakeWindowTests {
     }
 
     @Test("a zero timeout with a signalled source fires it in its one pass", arguments: ours)
-    func zeroTimeoutWithSource(kind: LoopKind) {
-        checkAgainstCF(kind, ["o@entry"] + Self.pollingPass + ["source(s)", "o@exit", "return(timedOut)"]) { loop in
+    func zeroTimeoutWithSource(kind: LoopKind) async {
+        await checkAgainstCF(kind, ["o@entry"] + Self.pollingPass + ["source(s)", "o@exit", "return(timedOut)"]) { loop in
             loop.addObserver("o")
             loop.addSource("s")
             loop.signalSource("s")

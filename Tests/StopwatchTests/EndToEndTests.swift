@@ -20,7 +20,7 @@ import Testing
         #expect(summary.decimalSeparator == ",")
         #expect(summary.shown.contains(","))
         #expect(summary.laps.count == 1)
-        #expect(summary.runningSeconds > 1.5 && summary.runningSeconds < 10)
+        #expect(summary.runningSeconds > 1.5 && summary.runningSeconds < 20)  // 10x: a loaded machine fires its end late
         #expect(abs(summary.computedDriftSeconds) < 0.001)
         #expect(summary.frames > 0)
         #expect(summary.stalls >= 1)

@@ -105,6 +105,8 @@ final class CFDriver: LoopDriver, @unchecked Sendable {
     func stop() { CFRunLoopStop(loop) }
     func wakeUp() { CFRunLoopWakeUp(loop) }
     func addCommonMode(_ mode: String) { CFRunLoopAddCommonMode(loop, Self.mode(mode)) }
+    func nextFireDate(_ label: String) -> Double { CFRunLoopTimerGetNextFireDate(timers[label]!) }
+    func wallNow() -> Double { CFAbsoluteTimeGetCurrent() }
 }
 
 /// The `info` of a version-0 CF source: the closure its `perform` callback runs.

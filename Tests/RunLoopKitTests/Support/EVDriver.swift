@@ -94,4 +94,6 @@ final class EVDriver: LoopDriver, @unchecked Sendable {
     func stop() { loop.stop() }
     func wakeUp() { loop.wakeUp() }
     func addCommonMode(_ mode: String) { loop.addCommonMode(Self.mode(mode)) }
+    func nextFireDate(_ label: String) -> Double { timers[label]!.fireDate.timeIntervalSinceReferenceDate }
+    func wallNow() -> Double { loop.wallNow.timeIntervalSinceReferenceDate }
 }

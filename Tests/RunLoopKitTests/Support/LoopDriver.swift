@@ -32,7 +32,17 @@ protocol LoopDriver: AnyObject, Sendable {
     func stop()
     func wakeUp()
     func addCommonMode(_ mode: String)
+    /// Timer `label`'s next fire date, in seconds of the loop's wall clock.
+    func nextFireDate(_ label: String) -> Double
+    /// The loop's wall clock now, in seconds on the scale of ``nextFireDate(_:)``.
+    func wallNow() -> Double
 }
+
+/// The deadline of a run whose trace has passes that end before the one that waits for the
+/// deadline (each pass ends by checking it): long against the preemption of a loaded machine,
+/// where a thread has been seen to stall for 0.2 s, so that no pass runs into it by chance.
+/// Such a run lasts this long on the real loops; the scenarios wait for it concurrently.
+let passDeadline = 1.0
 
 extension LoopDriver {
     var log: [String] { recorder.lines }
@@ -69,14 +79,28 @@ extension LoopDriver {
 
 /// Runs `scenario` on `kind` and on CF, and checks that CF's log is `expected` (so a reader
 /// sees what CF does) and that `kind`'s log equals CF's.
+///
+/// The two run at the same time, each on a thread of its own, and the caller's task suspends
+/// meanwhile instead of blocking a thread of the cooperative pool: scenarios wait for real
+/// deadlines chosen long against a loaded machine's preemption, and those waits overlap.
 func checkAgainstCF(
     _ kind: LoopKind, _ expected: [String], _ scenario: @escaping @Sendable (any LoopDriver) -> Void,
     sourceLocation: SourceLocation = #_sourceLocation
-) {
-    let cf = runScenario(on: .coreFoundation, scenario)
-    let log = runScenario(on: kind, scenario)
-    #expect(cf == expected, "CFRunLoop itself", sourceLocation: sourceLocation)
-    #expect(log == cf, sourceLocation: sourceLocation)
+) async {
+    async let cf = runScenarioSuspending(on: .coreFoundation, scenario)
+    async let log = runScenarioSuspending(on: kind, scenario)
+    let (cfLog, ourLog) = await (cf, log)
+    #expect(cfLog == expected, "CFRunLoop itself", sourceLocation: sourceLocation)
+    #expect(ourLog == cfLog, sourceLocation: sourceLocation)
+}
+
+/// ``runScenario(on:_:)`` on a thread of its own, suspending the caller until it returns.
+func runScenarioSuspending(
+    on kind: LoopKind, _ scenario: @escaping @Sendable (any LoopDriver) -> Void
+) async -> [String] {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: runScenario(on: kind, scenario)) }.start()
+    }
 }
 
 /// Runs `body` on a new thread and waits for it.

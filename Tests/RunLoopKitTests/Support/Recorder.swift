@@ -1,3 +1,4 @@
+import Foundation
 import RunLoopKit
 import Synchronization
 
@@ -6,7 +7,16 @@ import Synchronization
 final class Recorder: Sendable {
     private let storage = Mutex<[String]>([])
 
-    func append(_ line: String) { storage.withLock { $0.append(line) } }
+    func append(_ line: String) {
+        storage.withLock { $0.append(line) }
+        if Self.stalls, Int.random(in: 0..<4) == 0 { usleep(UInt32.random(in: 0..<250_000)) }
+    }
+
+    /// Whether `RUNLOOPKIT_TEST_STALLS` is set: then a random fourth of the lines appended are
+    /// followed by a stall of up to 250 ms, as a loaded machine preempts a thread, so that
+    /// `RUNLOOPKIT_TEST_STALLS=1 swift test --filter ...` finds the scenarios whose trace
+    /// depends on how late their thread runs (on the virtual clock a stall changes nothing).
+    static let stalls = ProcessInfo.processInfo.environment["RUNLOOPKIT_TEST_STALLS"] != nil
 
     var lines: [String] { storage.withLock { $0 } }
 
