@@ -169,6 +169,19 @@ let package = Package(
             dependencies: ["RunLoopKit", "RunLoopKitExperimental"],
             path: "Tests/MainQueueProbe"
         ),
+        // An async main with a loop on a thread of its own (issue 26's program as reported:
+        // Swift 5 language mode, optimized even in a debug build), run by LoopThreadTests.
+        .executableTarget(
+            name: "loop-thread-probe",
+            dependencies: ["RunLoopKit"],
+            path: "Tests/LoopThreadProbe",
+            swiftSettings: [.swiftLanguageMode(.v5), .unsafeFlags(["-O"])]
+        ),
+        .testTarget(
+            name: "LoopThreadTests",
+            // The probe too, so that the tests find it built next to them.
+            dependencies: ["loop-thread-probe", "ExampleTesting"]
+        ),
         .testTarget(
             name: "MainThreadTests",
             // The probe too, so that the tests find it built next to them.

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -84,7 +85,11 @@ int64_t clibev_realtime_ns(void) {
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-_Thread_local uint64_t clibev_thread_id_storage = 0;
+static _Thread_local uint64_t thread_id = 0;
+
+uint64_t clibev_thread_id(void) { return thread_id; }
+
+void clibev_set_thread_id(uint64_t id) { thread_id = id; }
 
 int clibev_ticks_drive_monotonic(void) {
 #if defined(__x86_64__)
@@ -102,8 +107,4 @@ int clibev_ticks_drive_monotonic(void) {
     return read == 1 && strcmp(name, expected) == 0;
 }
 
-static pthread_t main_thread;
-
-__attribute__((constructor)) static void clibev_record_main_thread(void) { main_thread = pthread_self(); }
-
-pthread_t clibev_main_thread(void) { return main_thread; }
+int clibev_is_main_thread(void) { return (pid_t)syscall(SYS_gettid) == getpid(); }

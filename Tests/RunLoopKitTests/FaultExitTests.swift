@@ -80,4 +80,23 @@ struct FaultExitTests {
         }
         #expect(standardError(result).contains("EVRunLoop.run(mode:for:returnAfterSourceHandled:) called off the loop's thread"))
     }
+
+    @Test("a nonisolated callout run by a new thread that reuses its maker's pthread_t stops")
+    func isolatedCalloutOnReusedThread() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let (callout, maker) = onJoinedThread { () -> (@Sendable () -> Void, UInt) in
+                (EVRunLoop.isolated {}, pthread_self())
+            }
+            for _ in 0..<1_000 {
+                onJoinedThread {
+                    guard pthread_self() == maker else { return }
+                    callout()
+                    exit(0)  // ran on a thread that is not its maker's without a word
+                }
+            }
+            FileHandle.standardError.write(Data("no thread reused the pthread_t\n".utf8))
+            exit(0)
+        }
+        #expect(standardError(result).contains("EVRunLoop.isolated: a callout made by nonisolated code on one thread ran on another"))
+    }
 }

@@ -85,14 +85,18 @@ static inline uint64_t clibev_ticks(void) {
 /// other between the kernel's slews; 0 otherwise, or when the clocksource cannot be read.
 int clibev_ticks_drive_monotonic(void);
 /// The calling thread's RunLoopKit identity (`ThreadLoops.id`), cached in a thread-local
-/// variable; 0 until `clibev_set_thread_id` is called on the thread. Inline, so that a read
-/// is one load instead of `pthread_getspecific`'s call.
-extern _Thread_local uint64_t clibev_thread_id_storage;
-static inline uint64_t clibev_thread_id(void) { return clibev_thread_id_storage; }
+/// variable; 0 until `clibev_set_thread_id` is called on the thread. Defined in clibev.c, not
+/// inline: a thread-local read inlined into Swift code may be computed once in an async
+/// function and reused after it resumes on another thread (LLVM treats the address of a
+/// thread-local variable, and `pthread_self()`, declared `const`, as invariant within a
+/// function); a call to an out-of-line function without attributes is made every time.
+uint64_t clibev_thread_id(void);
 /// Sets the calling thread's cached identity (0 forgets it).
-static inline void clibev_set_thread_id(uint64_t id) { clibev_thread_id_storage = id; }
-/// The process's main thread, recorded by a constructor before `main` runs (CF records
-/// `_CFMainPThread` the same way).
-pthread_t clibev_main_thread(void);
+void clibev_set_thread_id(uint64_t id);
+/// Whether the calling thread is the process's main thread: its kernel thread id is the
+/// process id (the thread-group leader's, which no other thread has while the process
+/// lives; CF's `pthread_main_np` on Linux asks the same). Never a `pthread_t` comparison:
+/// glibc hands a joined thread's `pthread_t` to the next thread it creates.
+int clibev_is_main_thread(void);
 
 #endif

@@ -39,8 +39,9 @@ final class ThreadLoops {
     }
 
     /// The calling thread's identity: the record's ``id``, cached in a thread-local variable
-    /// (``ThreadIdentity/cached``: one load, where `pthread_getspecific` is a call, in
-    /// an add and in an invalidate), and the record made on first use.
+    /// (``ThreadIdentity/cached``: a short C call, where `pthread_getspecific` is a longer
+    /// one, in an add and in an invalidate, read afresh at every use), and the record made on
+    /// first use.
     @inline(__always)
     static var currentID: UInt64 {
         let cached = ThreadIdentity.cached

@@ -19,19 +19,19 @@ enum ThreadIdentity {
     private static let last = Atomic<UInt64>(main)
 
     /// The number for the calling thread, made once per thread record: ``main`` on the
-    /// thread the C constructor recorded as the main thread (CF records `_CFMainPThread` the
-    /// same way), otherwise a number no other thread of the process ever had.
+    /// process's main thread (the one whose kernel thread id is the process id, asked of the
+    /// kernel, never a `pthread_t` compared), otherwise a number no other thread of the
+    /// process ever had.
     static func assign() -> UInt64 {
-        pthread_equal(pthread_self(), clibev_main_thread()) != 0
-            ? main : last.add(1, ordering: .relaxed).newValue
+        clibev_is_main_thread() != 0 ? main : last.add(1, ordering: .relaxed).newValue
     }
 
-    /// The calling thread's number as last ``cache(_:)``d on it; 0 when none is: one load of
-    /// a C thread-local variable (where `pthread_getspecific` is a call).
-    @inline(__always)
+    /// The calling thread's number as last ``cache(_:)``d on it; 0 when none is: a call of a
+    /// C function that loads a thread-local variable (where `pthread_getspecific` is a
+    /// longer call). Out of line on purpose: an inlined thread-local read may be reused after
+    /// an async function resumes on another thread; a call is made where it is written.
     static var cached: UInt64 { clibev_thread_id() }
 
     /// Caches `id` as the calling thread's number (0 forgets it).
-    @inline(__always)
     static func cache(_ id: UInt64) { clibev_set_thread_id(id) }
 }

@@ -1,5 +1,3 @@
-import Glibc
-
 extension EVRunLoop {
     /// Turns a closure that uses the caller's isolated state into a callout for a timer,
     /// source or block of a loop that runs in that isolation: code on the main actor, for
@@ -61,12 +59,14 @@ private struct IsolatedCallout<Argument>: @unchecked Sendable {
     // the calling code runs in `isolation` (or, without an actor, on the thread that made it),
     // that is where `body` and everything it captured belong.
     let isolation: (any Actor)?
-    let thread: pthread_t
+    /// The making thread's RunLoopKit number (``ThreadLoops/currentID``), never reused; a
+    /// `pthread_t` would be: glibc hands a joined thread's to the next thread.
+    let thread: UInt64
     let body: (Argument) -> Void
 
     init(isolation: (any Actor)?, body: @escaping (Argument) -> Void) {
         self.isolation = isolation
-        thread = pthread_self()
+        thread = ThreadLoops.currentID
         self.body = body
     }
 
@@ -79,7 +79,7 @@ private struct IsolatedCallout<Argument>: @unchecked Sendable {
         if let isolation {
             isolation.preconditionIsolated(
                 "EVRunLoop.isolated: a callout made isolated to \(type(of: isolation)) ran outside it; add it to the loop that actor runs on (EVRunLoop.main for the main actor, the loop of its unownedExecutor for a pinned actor)")
-        } else if pthread_equal(pthread_self(), thread) == 0 {
+        } else if ThreadLoops.currentID != thread {
             fatalError("EVRunLoop.isolated: a callout made by nonisolated code on one thread ran on another; add it to the loop of the thread that made it, or pass a @Sendable closure instead")
         }
     }
