@@ -83,15 +83,22 @@ extension CycleClockTests {
         #expect(rate.nanosPerTick == 0)
     }
 
-    @Test("the libev backend's next grid point is CF's, whether the counter or the clock told it",
-          arguments: [1_000, 1_000_000] as [Int64])
-    func nextGridPointIsExact(interval: Int64) throws {
+    /// A libev backend once the process's counter rate is published (or 0.2 s went by, where
+    /// the counter does not drive the clock): its grid points then come from the counter too.
+    static func calibratedBackend(interval: Int64) throws -> LibevBackend {
         let backend = try LibevBackend()
         let warm = clibev_monotonic_ns()
         while CycleRate.shared.nanosPerTick == 0, clibev_monotonic_ns() - warm < 200_000_000 {
             _ = backend.nextGridPoint(after: EVRunLoop.Instant(nanoseconds: warm), every: interval)
             usleep(100)
         }
+        return backend
+    }
+
+    @Test("the libev backend's next grid point is CF's, whether the counter or the clock told it",
+          arguments: [1_000, 1_000_000] as [Int64])
+    func nextGridPointIsExact(interval: Int64) throws {
+        let backend = try Self.calibratedBackend(interval: interval)
         // Starts from a few intervals behind to half an interval ahead of now.
         for round in 0..<20_000 {
             let start = clibev_monotonic_ns() - Int64(round % 8) * interval + interval / 2
@@ -108,12 +115,7 @@ extension CycleClockTests {
     @Test("timers of one schedule, behind, get CF's grid point while the last skip's is reused",
           arguments: [1_000, 100_000] as [Int64])
     func repeatedScheduleSkipsExactly(interval: Int64) throws {
-        let backend = try LibevBackend()
-        let warm = clibev_monotonic_ns()
-        while CycleRate.shared.nanosPerTick == 0, clibev_monotonic_ns() - warm < 200_000_000 {
-            _ = backend.nextGridPoint(after: EVRunLoop.Instant(nanoseconds: warm), every: interval)
-            usleep(100)
-        }
+        let backend = try Self.calibratedBackend(interval: interval)
         // A hundred timers in a row with one schedule, a few intervals behind: the clock
         // crosses grid points meanwhile (at 1 µs, many times).
         for _ in 0..<200 {
