@@ -2,7 +2,10 @@
 #include "clibev.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -18,10 +21,6 @@ void clibev_async_init(ev_async *w, clibev_callback cb) {
     ev_async_init(w, (void (*)(struct ev_loop *, ev_async *, int))cb);
 }
 
-void clibev_signal_init(ev_signal *w, clibev_callback cb, int signum) {
-    ev_signal_init(w, (void (*)(struct ev_loop *, ev_signal *, int))cb, signum);
-}
-
 void clibev_watcher_set_data(void *w, void *data) { ((ev_watcher *)w)->data = data; }
 void *clibev_watcher_data(void *w) { return ((ev_watcher *)w)->data; }
 int clibev_is_active(void *w) { return ev_is_active((ev_watcher *)w); }
@@ -29,7 +28,6 @@ int clibev_async_pending(ev_async *w) { return ev_async_pending(w); }
 
 size_t clibev_io_size(void) { return sizeof(ev_io); }
 size_t clibev_async_size(void) { return sizeof(ev_async); }
-size_t clibev_signal_size(void) { return sizeof(ev_signal); }
 
 int clibev_timerfd_create(int realtime) {
     return timerfd_create(realtime ? CLOCK_REALTIME : CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -71,6 +69,89 @@ int clibev_unblock_signal(int signum) {
     sigemptyset(&set);
     sigaddset(&set, signum);
     return pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
+struct clibev_signal_receiver {
+    struct ev_loop *loop;
+    ev_async *async;
+    _Atomic uint64_t wanted;
+    _Atomic uint64_t pending;
+    int slot;
+};
+
+// The registered receivers, and per slot how many signal handlers are reading it. A handler
+// counts itself in before it loads the slot; a receiver is freed after its slot is cleared
+// and no handler is counted in (both sequentially consistent: a handler either sees the
+// cleared slot or is seen counted in).
+static _Atomic(clibev_signal_receiver *) receivers[CLIBEV_SIGNAL_RECEIVERS];
+static _Atomic int readers[CLIBEV_SIGNAL_RECEIVERS];
+static pthread_mutex_t receivers_lock = PTHREAD_MUTEX_INITIALIZER;
+// One past the highest slot ever taken: how far a handler looks.
+static _Atomic int slots_used = 0;
+
+static void fan_out(int signum) {
+    int saved = errno;
+    uint64_t bit = (uint64_t)1 << (signum - 1);
+    int used = atomic_load(&slots_used);
+    for (int slot = 0; slot < used; slot++) {
+        atomic_fetch_add(&readers[slot], 1);
+        clibev_signal_receiver *receiver = atomic_load(&receivers[slot]);
+        if (receiver && (atomic_load(&receiver->wanted) & bit)) {
+            atomic_fetch_or(&receiver->pending, bit);
+            ev_async_send(receiver->loop, receiver->async);
+        }
+        atomic_fetch_sub(&readers[slot], 1);
+    }
+    errno = saved;
+}
+
+clibev_signal_receiver *clibev_signal_receiver_new(struct ev_loop *loop, ev_async *async) {
+    clibev_signal_receiver *receiver = calloc(1, sizeof *receiver);
+    if (!receiver) return NULL;
+    receiver->loop = loop;
+    receiver->async = async;
+    receiver->slot = -1;
+    pthread_mutex_lock(&receivers_lock);
+    for (int slot = 0; slot < CLIBEV_SIGNAL_RECEIVERS; slot++) {
+        if (atomic_load(&receivers[slot]) == NULL) {
+            receiver->slot = slot;
+            atomic_store(&receivers[slot], receiver);
+            if (slot >= atomic_load(&slots_used)) atomic_store(&slots_used, slot + 1);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&receivers_lock);
+    if (receiver->slot < 0) {
+        free(receiver);
+        return NULL;
+    }
+    return receiver;
+}
+
+void clibev_signal_receiver_free(clibev_signal_receiver *receiver) {
+    pthread_mutex_lock(&receivers_lock);
+    atomic_store(&receivers[receiver->slot], NULL);
+    pthread_mutex_unlock(&receivers_lock);
+    while (atomic_load(&readers[receiver->slot]) != 0) sched_yield();
+    free(receiver);
+}
+
+void clibev_signal_receiver_want(clibev_signal_receiver *receiver, int signum, int wanted) {
+    uint64_t bit = (uint64_t)1 << (signum - 1);
+    if (wanted) atomic_fetch_or(&receiver->wanted, bit);
+    else atomic_fetch_and(&receiver->wanted, ~bit);
+}
+
+uint64_t clibev_signal_receiver_take(clibev_signal_receiver *receiver) {
+    return atomic_exchange(&receiver->pending, 0) & atomic_load(&receiver->wanted);
+}
+
+int clibev_signal_catch(int signum) {
+    struct sigaction action = {0};
+    action.sa_handler = fan_out;
+    sigfillset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    return sigaction(signum, &action, NULL);
 }
 
 int64_t clibev_monotonic_ns(void) {

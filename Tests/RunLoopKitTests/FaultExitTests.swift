@@ -48,17 +48,6 @@ struct FaultExitTests {
         }
     }
 
-    @Test("a second loop watching the same signal stops with a message naming the signal")
-    func signalOnTwoLoops() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            // The first loop's thread stays alive (a loop whose thread exits lets its sources go).
-            let first = LoopThread()
-            first.onLoop { first.loop.add(EVSource(signal: SIGUSR2) { _ in }, forMode: .default) }
-            currentLoopOfThisThread().add(EVSource(signal: SIGUSR2) { _ in }, forMode: .default)
-        }
-        #expect(standardError(result).contains("EVRunLoop.add(_:forMode:): signal 12 is already caught by another loop"))
-    }
-
     @Test("a new thread that reuses a dead owner's pthread_t cannot run its loop")
     func reusedThreadIdentity() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {

@@ -18,8 +18,6 @@ typedef void (*clibev_callback)(struct ev_loop *loop, void *watcher, int revents
 void clibev_io_init(ev_io *w, clibev_callback cb, int fd, int events);
 /// `ev_async_init(w, cb)`.
 void clibev_async_init(ev_async *w, clibev_callback cb);
-/// `ev_signal_init(w, cb, signum)`.
-void clibev_signal_init(ev_signal *w, clibev_callback cb, int signum);
 /// `ev_set_userdata` / `ev_userdata` are functions already; these name the watcher's `data` field.
 void clibev_watcher_set_data(void *w, void *data);
 void *clibev_watcher_data(void *w);
@@ -31,7 +29,6 @@ int clibev_async_pending(ev_async *w);
 /// Sizes of libev's watcher structs, so Swift can allocate them.
 size_t clibev_io_size(void);
 size_t clibev_async_size(void);
-size_t clibev_signal_size(void);
 
 /// `timerfd_create(CLOCK_MONOTONIC or CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC)`.
 /// Returns the fd, or -1 with errno set.
@@ -60,6 +57,26 @@ extern void _dispatch_main_queue_callback_4CF(void *msg);
 
 /// `pthread_sigmask(SIG_UNBLOCK, {signum})` on the calling thread. Returns 0 or an errno.
 int clibev_unblock_signal(int signum);
+
+/// POSIX signals for every loop that watches them (libev's `ev_signal` binds a signal to one
+/// loop; sd-event and GLib deliver to every watcher). One process-wide handler per signal
+/// marks the signal pending in each registered receiver that wants it and wakes that
+/// receiver's loop with `ev_async_send` (async-signal-safe, as libev documents).
+///
+/// A receiver: one loop's registration. At most `CLIBEV_SIGNAL_RECEIVERS` exist at once.
+typedef struct clibev_signal_receiver clibev_signal_receiver;
+#define CLIBEV_SIGNAL_RECEIVERS 256
+/// Registers `loop`, woken through `async` (started on it); NULL when every slot is taken.
+clibev_signal_receiver *clibev_signal_receiver_new(struct ev_loop *loop, ev_async *async);
+/// Unregisters and frees: returns once no signal handler can still be using the receiver.
+void clibev_signal_receiver_free(clibev_signal_receiver *receiver);
+/// Whether arrivals of `signum` (1...64) are marked for this receiver.
+void clibev_signal_receiver_want(clibev_signal_receiver *receiver, int signum, int wanted);
+/// The signals that arrived since the last call (bit `signum - 1`), cleared.
+uint64_t clibev_signal_receiver_take(clibev_signal_receiver *receiver);
+/// `sigaction(signum)` to the fan-out handler (all signals blocked while it runs,
+/// `SA_RESTART`). Returns 0, or -1 with errno set.
+int clibev_signal_catch(int signum);
 
 /// `clock_gettime(CLOCK_MONOTONIC)` in nanoseconds.
 int64_t clibev_monotonic_ns(void);

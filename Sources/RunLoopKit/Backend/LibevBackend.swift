@@ -22,13 +22,17 @@ import Glibc
 ///   poll consumes it, like CF's eventfd.
 /// - Wall-clock changes: a `CLOCK_REALTIME` timerfd with `TFD_TIMER_CANCEL_ON_SET`, whose
 ///   read fails with `ECANCELED` when the clock is set.
-/// - Descriptors and signals: one `ev_io` / `ev_signal` per watch, in an array indexed by
-///   the watch's token: watching, unwatching and changing a descriptor's interest are O(1).
+/// - Descriptors: one `ev_io` per watch, in an array indexed by the watch's token: watching,
+///   unwatching and changing a descriptor's interest are O(1).
+/// - Signals: not `ev_signal`, which binds a signal to one loop: the C shim's process-wide
+///   handler marks the signal pending in this loop's receiver and sends the wake's
+///   `ev_async`, whose callback takes the pending signals (``SignalClaims``).
 ///
 /// Callbacks only record what happened; the core runs every callout after `ev_run` returns.
 final class LibevBackend: Backend, @unchecked Sendable {
     // Safe to share: every member is used only on the loop's thread, except `async`, which
-    // is only passed to `ev_async_send`, libev's one thread-safe call.
+    // is only passed to `ev_async_send`, libev's one thread-safe call (the signal receiver
+    // passes it too, from the signal handler).
     private let loop: OpaquePointer
     private let async: UnsafeMutablePointer<ev_async>
     private let deadline: Watcher
@@ -56,11 +60,15 @@ final class LibevBackend: Backend, @unchecked Sendable {
     private var lastSkip: (scheduled: Int64, interval: Int64, next: Int64) = (0, 0, .min)
     /// The last answer of ``now(lateBy:)`` (ns), which the next never precedes.
     private var latestLateNow: Int64 = .min
-    /// The descriptor and signal watchers, indexed by their token (a slot of the loop's
+    /// The descriptor watchers, indexed by their token (a slot of the loop's
     /// ``WatchTable``), and how many there are.
     /// Both skip Swift's dynamic exclusivity checks: loop thread only, no access spans a callout.
     @exclusivity(unchecked) private var watchers: [Watcher?] = []
     @exclusivity(unchecked) private var watchCount = 0
+    /// This loop's registration with the signal handler (created at its first signal
+    /// watch), and the tokens watching each signal.
+    private var signalReceiver: OpaquePointer?
+    private var signalWatches: [Int32: [Int]] = [:]
     /// Whether tolerant wakes go on ``WakeGrid/machine`` (see ``tolerantTarget(_:)``).
     var usesSharedGrid = false
     /// The sink of the wait in progress; nil outside `wait`. Unowned: the caller of `wait`
@@ -74,7 +82,9 @@ final class LibevBackend: Backend, @unchecked Sendable {
         self.loop = loop
         async = .allocate(capacity: 1)
         clibev_async_init(async) { loop, _, _ in
-            Unmanaged<LibevBackend>.fromOpaque(ev_userdata(loop)!).takeUnretainedValue().otherEvent = true
+            let backend = Unmanaged<LibevBackend>.fromOpaque(ev_userdata(loop)!).takeUnretainedValue()
+            backend.otherEvent = true
+            if backend.signalReceiver != nil { backend.reportSignals() }
         }
         ev_async_start(loop, async)
 
@@ -101,7 +111,11 @@ final class LibevBackend: Backend, @unchecked Sendable {
     }
 
     deinit {
-        for case let watcher? in watchers { stop(watcher) }
+        for case let watcher? in watchers { watcher.stop(on: loop) }
+        for (signal, tokens) in signalWatches {
+            for _ in tokens { SignalClaims.release(signal) }
+        }
+        if let signalReceiver { clibev_signal_receiver_free(signalReceiver) }
         deadline.stop(on: loop)
         wallClock.stop(on: loop)
         close(deadline.fd)
@@ -268,22 +282,40 @@ final class LibevBackend: Backend, @unchecked Sendable {
     var watchesKernelEvents: Bool { true }
 
     func watch(_ target: WatchTarget, token: Int) {
-        let watcher: Watcher
+        while token >= watchers.count { watchers.append(nil) }
+        watchCount += 1
         switch target {
         case .descriptor(let fd, let interest):
-            watcher = Watcher(io: fd, interest: interest, token: token)
+            let watcher = Watcher(io: fd, interest: interest, token: token)
+            watcher.start(on: loop, owner: self, handler: nil)
+            watchers[token] = watcher
         case .signal(let number):
-            // A thread inherits its creator's signal mask, and libev leaves it alone: a signal
-            // blocked in every thread (as in children of some process launchers) would never
-            // arrive. The loop's thread is the one that asked for it, so it takes it.
-            SignalClaims.claim(number, for: ObjectIdentifier(self))
+            if signalReceiver == nil {
+                guard let receiver = clibev_signal_receiver_new(loop, async) else {
+                    misuse("EVRunLoop.add(_:forMode:): signal \(number): more than \(CLIBEV_SIGNAL_RECEIVERS) loops "
+                        + "watch signals at once")
+                }
+                signalReceiver = receiver
+            }
+            SignalClaims.claim(number)
+            clibev_signal_receiver_want(signalReceiver, number, 1)
+            signalWatches[number, default: []].append(token)
+            // A thread inherits its creator's signal mask: a signal blocked in every thread
+            // (as in children of some process launchers) would never arrive. The loop's
+            // thread is the one that asked for it, so it takes it.
             _ = clibev_unblock_signal(number)
-            watcher = Watcher(signal: number, token: token)
         }
-        watcher.start(on: loop, owner: self, handler: nil)
-        while token >= watchers.count { watchers.append(nil) }
-        watchers[token] = watcher
-        watchCount += 1
+    }
+
+    /// Reports every watch of each signal that arrived since the last call (from the wake's
+    /// callback, during a wait).
+    private func reportSignals() {
+        var arrived = clibev_signal_receiver_take(signalReceiver)
+        while arrived != 0 {
+            let signal = Int32(arrived.trailingZeroBitCount + 1)
+            arrived &= arrived - 1
+            for token in signalWatches[signal] ?? [] { report(token) }
+        }
     }
 
     /// What a descriptor or signal watcher's callback does: notes the event and reports its
@@ -298,15 +330,18 @@ final class LibevBackend: Backend, @unchecked Sendable {
     }
 
     func unwatch(_ token: Int) {
-        guard token < watchers.count, let watcher = watchers[token] else { return }
-        watchers[token] = nil
+        if token < watchers.count, let watcher = watchers[token] {
+            watchers[token] = nil
+            watchCount -= 1
+            watcher.stop(on: loop)
+            return
+        }
+        guard let (signal, tokens) = signalWatches.first(where: { $0.value.contains(token) }) else { return }
         watchCount -= 1
-        stop(watcher)
-    }
-
-    private func stop(_ watcher: Watcher) {
-        watcher.stop(on: loop)
-        if watcher.fd < 0 { SignalClaims.release(watcher.signal, for: ObjectIdentifier(self)) }
+        let remaining = tokens.filter { $0 != token }
+        signalWatches[signal] = remaining.isEmpty ? nil : remaining
+        if remaining.isEmpty { clibev_signal_receiver_want(signalReceiver, signal, 0) }
+        SignalClaims.release(signal)
     }
 
     /// Arms the realtime timerfd far in the future, only so that a clock set cancels it.
@@ -319,35 +354,21 @@ final class LibevBackend: Backend, @unchecked Sendable {
     }
 }
 
-/// One libev watcher (`ev_io` or `ev_signal`) and the Swift closure it reports to.
+/// One libev `ev_io` and the Swift closure it reports to.
 private final class Watcher {
     typealias Handler = (LibevBackend, Int) -> Void
 
-    private enum Kind { case io, signal }
-    private let kind: Kind
     private let raw: UnsafeMutableRawPointer
     let fd: Int32
-    let signal: Int32
     private var interest: EVSource.Readiness
     private let token: Int
     private var handler: Handler?
     private unowned(unsafe) var owner: LibevBackend?
 
     init(io fd: Int32, interest: EVSource.Readiness, token: Int) {
-        kind = .io
         raw = .allocate(byteCount: clibev_io_size(), alignment: 16)
         self.fd = fd
-        self.signal = 0
         self.interest = interest
-        self.token = token
-    }
-
-    init(signal: Int32, token: Int) {
-        kind = .signal
-        raw = .allocate(byteCount: clibev_signal_size(), alignment: 16)
-        self.fd = -1
-        self.signal = signal
-        self.interest = []
         self.token = token
     }
 
@@ -361,23 +382,15 @@ private final class Watcher {
         }
     }
 
-    /// `ev_io_init` + `ev_io_start`, or `ev_signal_init` + `ev_signal_start`. A nil
-    /// `handler`: each event is reported to the owner's events as this watcher's token.
+    /// `ev_io_init` + `ev_io_start`. A nil `handler`: each event is reported to the owner's
+    /// events as this watcher's token.
     func start(on loop: OpaquePointer, owner: LibevBackend, handler: Handler?) {
         self.owner = owner
         self.handler = handler
-        switch kind {
-        case .io:
-            let io = raw.assumingMemoryBound(to: ev_io.self)
-            clibev_io_init(io, Self.callback, fd, events)
-            clibev_watcher_set_data(raw, Unmanaged.passUnretained(self).toOpaque())
-            ev_io_start(loop, io)
-        case .signal:
-            let sig = raw.assumingMemoryBound(to: ev_signal.self)
-            clibev_signal_init(sig, Self.callback, signal)
-            clibev_watcher_set_data(raw, Unmanaged.passUnretained(self).toOpaque())
-            ev_signal_start(loop, sig)
-        }
+        let io = raw.assumingMemoryBound(to: ev_io.self)
+        clibev_io_init(io, Self.callback, fd, events)
+        clibev_watcher_set_data(raw, Unmanaged.passUnretained(self).toOpaque())
+        ev_io_start(loop, io)
     }
 
     /// libev's events for ``interest``.
@@ -387,7 +400,7 @@ private final class Watcher {
 
     /// Changes an `ev_io`'s events: `ev_io_stop`, `ev_io_set`, `ev_io_start` (libev's way).
     func change(_ interest: EVSource.Readiness, on loop: OpaquePointer) {
-        guard kind == .io, interest != self.interest else { return }
+        guard interest != self.interest else { return }
         self.interest = interest
         let io = raw.assumingMemoryBound(to: ev_io.self)
         ev_io_stop(loop, io)
@@ -395,12 +408,9 @@ private final class Watcher {
         ev_io_start(loop, io)
     }
 
-    /// `ev_io_stop` or `ev_signal_stop`.
+    /// `ev_io_stop`.
     func stop(on loop: OpaquePointer) {
-        switch kind {
-        case .io: ev_io_stop(loop, raw.assumingMemoryBound(to: ev_io.self))
-        case .signal: ev_signal_stop(loop, raw.assumingMemoryBound(to: ev_signal.self))
-        }
+        ev_io_stop(loop, raw.assumingMemoryBound(to: ev_io.self))
         handler = nil
         owner = nil
     }

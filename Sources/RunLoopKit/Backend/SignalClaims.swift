@@ -1,15 +1,17 @@
+internal import CLibev
 import Glibc
 import Synchronization
 
-/// Which libev loop catches each POSIX signal, and what the signal's disposition was before.
+/// Which POSIX signals the loops' signal sources catch, and what each signal's disposition
+/// was before.
 ///
-/// libev lets a signal belong to one `ev_loop` at a time (a second one aborts inside libev)
-/// and sets the disposition to `SIG_DFL` when the last watcher stops. This table refuses
-/// the second loop with a message naming the signal, and restores the disposition the
-/// signal had before the first watcher started (so an ignored signal stays ignored).
+/// A signal is caught once for the whole process, by the C shim's handler, which hands each
+/// arrival to every loop watching the signal (as sd-event and GLib deliver to every watcher;
+/// libev's `ev_signal` would bind the signal to one loop). The first watch of a signal in any
+/// loop records its disposition and installs the handler; the last one to stop restores the
+/// disposition (so an ignored signal is ignored again).
 enum SignalClaims {
     private struct Claim {
-        let loop: ObjectIdentifier
         var watchers: Int
         let previous: sigaction
     }
@@ -21,30 +23,29 @@ enum SignalClaims {
 
     private static let table = Mutex(Table())
 
-    /// Records one more watcher of `signal` for `loop`, before `ev_signal_start`. Stops the
-    /// program with a message if another loop catches the signal.
-    static func claim(_ signal: Int32, for loop: ObjectIdentifier) {
-        let taken = table.withLock { table -> Bool in
+    /// Records one more watch of `signal`, in any loop; the first installs the handler.
+    static func claim(_ signal: Int32) {
+        table.withLock { table in
             if var claim = table.claims[signal] {
-                guard claim.loop == loop else { return true }
                 claim.watchers += 1
                 table.claims[signal] = claim
-                return false
+                return
             }
             var previous = sigaction()
             sigaction(signal, nil, &previous)
-            table.claims[signal] = Claim(loop: loop, watchers: 1, previous: previous)
-            return false
+            if clibev_signal_catch(signal) != 0 {
+                let code = Glibc.errno
+                misuse("EVRunLoop.add(_:forMode:): cannot catch signal \(signal): \(EVRunLoop.Error(call: "sigaction", errno: code))")
+            }
+            table.claims[signal] = Claim(watchers: 1, previous: previous)
         }
-        require(!taken, "EVRunLoop.add(_:forMode:): signal \(signal) is already caught by another loop; "
-            + "a signal can be watched by the sources of one loop only")
     }
 
-    /// Records that a watcher of `signal` stopped (after `ev_signal_stop`); after the last
-    /// one, restores the disposition the signal had before the first.
-    static func release(_ signal: Int32, for loop: ObjectIdentifier) {
+    /// Records that a watch of `signal` stopped; after the last one, restores the
+    /// disposition the signal had before the first.
+    static func release(_ signal: Int32) {
         table.withLock { table in
-            guard var claim = table.claims[signal], claim.loop == loop else { return }
+            guard var claim = table.claims[signal] else { return }
             claim.watchers -= 1
             guard claim.watchers == 0 else {
                 table.claims[signal] = claim

@@ -19,7 +19,8 @@ import Synchronization
 ///   until ``invalidate()``, whichever mode runs, and delivered when a mode holding it runs.
 ///   Signals that arrive faster than the loop serves them coalesce: one callout may stand
 ///   for several signals (the kernel itself keeps at most one pending instance of a
-///   standard signal). One signal can be caught by the sources of one loop only.
+///   standard signal). Every loop with a source for a signal gets each arrival: sources on
+///   several loops (two libraries in one program that both want `SIGTERM`) each fire.
 ///
 /// The corresponding CFRunLoop type is `CFRunLoopSource` (version 0 for manual sources;
 /// CFFileDescriptor and dispatch signal sources for the others).
@@ -241,20 +242,21 @@ public final class EVSource: @unchecked Sendable {
 
     /// Creates a source that fires on the loop's thread after the POSIX signal `number`
     /// arrives. Catching starts when the source is added and ends at ``invalidate()`` of the
-    /// loop's last source for that signal, when the disposition the signal had before is
-    /// restored. Signals arriving faster than the loop serves them coalesce into one
-    /// callout.
+    /// process's last source for that signal, in any loop, when the disposition the signal
+    /// had before is restored. Each arrival reaches every loop with a source for the signal
+    /// (sd-event and GLib deliver so too; libev's `ev_signal` binds a signal to one loop).
+    /// Signals arriving faster than the loop serves them coalesce into one callout.
     ///
     /// - Precondition: `number` is in `1...64` and can be caught: not `SIGKILL` or
-    ///   `SIGSTOP`, nor 32 or 33 (the C library's own). Adding the source stops the program
-    ///   with a message if another loop already catches the signal.
+    ///   `SIGSTOP`, nor 32 or 33 (the C library's own).
     ///
     /// - Parameters:
     ///   - number: the signal, such as `SIGINT` or `SIGTERM`.
     ///   - label: a name for ``EVRunLoop/Trace``.
     ///   - handler: the callout, given the source, on the loop's thread.
     ///
-    /// The corresponding facility is a dispatch signal source (libev's `ev_signal`).
+    /// The corresponding facility is a dispatch signal source (libev's `ev_signal`,
+    /// sd-event's `sd_event_add_signal`, GLib's `g_unix_signal_add`).
     public convenience init(
         signal number: Int32, label: String? = nil, handler: @escaping @Sendable (EVSource) -> Void
     ) {
