@@ -61,6 +61,7 @@ extension LoopEngine: BackendEvents {
         backend.unwatch(source.watchToken)
         watches.release(source.watchToken)
         source.watchToken = -1
+        if let fd = source.fileDescriptor { watchesPerDescriptor[Int(fd)] -= 1 }
     }
 
     /// Starts watching the descriptor of `source`, a member of `state` about to run or
@@ -72,8 +73,28 @@ extension LoopEngine: BackendEvents {
             fail(source, with: failure, in: state)
             return
         }
+        let index = Int(fd)
+        if index >= watchesPerDescriptor.count {
+            watchesPerDescriptor.append(contentsOf: repeatElement(0, count: index + 1 - watchesPerDescriptor.count))
+        } else if watchesPerDescriptor[index] > 0 {
+            failStaleWatches(of: fd, in: state)
+        }
         source.watchToken = watches.claim(source)
         backend.watch(.descriptor(fd, interest: source.readiness), token: source.watchToken)
+        watchesPerDescriptor[index] += 1
+    }
+
+    /// Before a second watch of the number `fd`: a watched source whose descriptor was closed
+    /// and whose number now names another file (the one being armed) would fire for that
+    /// file, since libev serves every watch of a number together. Such a source stops being
+    /// watched and fails with the error instead. (A source armed after its number was reused
+    /// is caught by its own check, in ``arm(_:in:)``.)
+    private func failStaleWatches(of fd: Int32, in state: ModeState) {
+        for source in watches.sources where source.fileDescriptor == fd {
+            guard let failure = source.descriptorFailure() else { continue }
+            unwatch(source)
+            fail(source, with: failure, in: state)
+        }
     }
 
     /// Watches exactly the descriptors of the mode about to run: a descriptor that becomes

@@ -59,6 +59,8 @@ final class LoopEngine {
     /// Descriptor sources added to `armedState` while no run was in progress, to be watched
     /// when the next run of it starts (their descriptors are checked then).
     @exclusivity(unchecked) var pendingArms: [EVSource] = []
+    /// How many descriptor sources are watched on each descriptor number (index: the number).
+    @exclusivity(unchecked) var watchesPerDescriptor: [UInt32] = []
     /// Sources the backend reported ready and that have not fired yet, in report order.
     @exclusivity(unchecked) var readySources: [EVSource] = []
     @exclusivity(unchecked) var wallClockWasSet = false

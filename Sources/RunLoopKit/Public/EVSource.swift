@@ -13,7 +13,9 @@ import Synchronization
 ///   before closing its descriptor (or let the source close it: `closesDescriptor`). A
 ///   descriptor found closed, or closed and its number reused by another file, when the
 ///   loop starts watching it is never handed to libev: the source is invalidated and its
-///   handler called once with ``error`` set.
+///   handler called once with ``error`` set. So is a watched source whose descriptor was
+///   closed when another source of the loop starts watching the file that took its number:
+///   it never fires for that file.
 /// - Signal: the handler runs on the loop's thread after the signal arrived, never inside
 ///   the signal handler. The signal is caught from ``EVRunLoop/add(_:forMode:)-(EVSource,_)``
 ///   until ``invalidate()``, whichever mode runs, and delivered when a mode holding it runs.
@@ -99,7 +101,8 @@ public final class EVSource: @unchecked Sendable {
     private let descriptorClosed = Atomic<Bool>(false)
 
     /// Why a descriptor source stopped: set (and the source invalidated) when its descriptor
-    /// was found closed, or reused by another file, as the loop went to watch it; the
+    /// was found closed, or reused by another file, as the loop went to watch it (or went
+    /// to watch that other file with another source); the
     /// handler is then called once so that it can see it. Nil otherwise. Loop thread only.
     public internal(set) var error: EVRunLoop.Error?
 
