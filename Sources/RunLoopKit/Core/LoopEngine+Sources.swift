@@ -52,7 +52,10 @@ extension LoopEngine: BackendEvents {
             source.isReady = false
             readySources.removeAll { $0 === source }
         }
-        if !source.isValid { source.closeOwnedDescriptor() }
+        if !source.isValid {
+            source.fileWatch?.cancelHold()
+            source.closeOwnedDescriptor()
+        }
     }
 
     /// Stops the backend's watch of `source`, if it has one.
@@ -200,9 +203,42 @@ extension LoopEngine: BackendEvents {
     }
 
     func fire(_ source: EVSource) {
+        if let watch = source.fileWatch {
+            fireFileSource(source, watch)
+            return
+        }
         stats.sourceFires += 1
         trace?.record(.source(source.label ?? "source"))
         source.handler(source)
+    }
+
+    /// A file source whose inotify instance is ready, or whose tolerance's hold ended: its
+    /// handler runs when the changes it waits for are due (``FileWatch``); a watch that
+    /// ended (its directory went away) invalidates the source after reporting it.
+    private func fireFileSource(_ source: EVSource, _ watch: FileWatch) {
+        let delivering = watch.takeDelivery { [unowned self] tolerance in
+            let hold = EVTimer(interval: .nanoseconds(tolerance), repeats: false,
+                               label: "\(source.label ?? "source") tolerance") { [weak source] _ in
+                guard let source, let watch = source.fileWatch else { return }
+                watch.endHold()
+                source.loop?.engine.markReady(source)
+            }
+            for state in source.modes { loop.add(hold, forMode: state.mode) }
+            return hold
+        }
+        guard delivering else { return }
+        stats.sourceFires += 1
+        trace?.record(.source(source.label ?? "source"))
+        source.handler(source)
+        if watch.ended { source.invalidate() }
+    }
+
+    /// Marks `source` ready as if its watch had reported it: it fires in this pass's
+    /// sources if a mode holding it runs, else when one does.
+    func markReady(_ source: EVSource) {
+        guard source.isValid, !source.isReady else { return }
+        source.isReady = true
+        readySources.append(source)
     }
 
     /// A descriptor that cannot be watched: the source is invalidated with `error`, and its

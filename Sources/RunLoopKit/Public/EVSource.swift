@@ -29,15 +29,15 @@ import Synchronization
 public final class EVSource: @unchecked Sendable {
     // Safe to share: `kind`, `order`, `label`, `handler` and the descriptor's identity never
     // change; `signalTime`, `descriptorClosed` and `link` (validity and loop) are atomic;
-    // `isReady`, `error` and the mode list are used only on the loop's thread
-    // (cross-thread calls go through the loop's inbox).
+    // `isReady`, `error`, the mode list and `fileWatch`'s state are used only on the loop's
+    // thread (cross-thread calls go through the loop's inbox).
 
     /// What a source waits for: a manual event, a file descriptor or a POSIX signal.
     ///
     /// A struct with static members rather than an enum, so that new kinds of source (a
     /// process exit, say) can be added without breaking code that inspects a kind.
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
-        enum Storage: Hashable { case manual, fileDescriptor(Int32), signal(Int32) }
+        enum Storage: Hashable { case manual, fileDescriptor(Int32), signal(Int32), fileChanges(String) }
         let storage: Storage
 
         /// Fires when ``EVSource/signal()`` was called (CF version-0 source).
@@ -46,6 +46,8 @@ public final class EVSource: @unchecked Sendable {
         public static func fileDescriptor(_ fd: Int32) -> Kind { Kind(storage: .fileDescriptor(fd)) }
         /// Fires after the POSIX signal arrived (`ev_signal`).
         public static func signal(_ number: Int32) -> Kind { Kind(storage: .signal(number)) }
+        /// Fires after the file or directory at `path` changed (inotify, libev's `ev_stat`).
+        public static func fileChanges(_ path: String) -> Kind { Kind(storage: .fileChanges(path)) }
 
         /// The descriptor of a descriptor source; nil for other kinds.
         public var fileDescriptor: Int32? {
@@ -55,13 +57,18 @@ public final class EVSource: @unchecked Sendable {
         public var signalNumber: Int32? {
             if case .signal(let number) = storage { number } else { nil }
         }
+        /// The watched path of a file source; nil for other kinds.
+        public var watchedPath: String? {
+            if case .fileChanges(let path) = storage { path } else { nil }
+        }
 
-        /// `manual`, `fileDescriptor(n)` or `signal(n)`.
+        /// `manual`, `fileDescriptor(n)`, `signal(n)` or `fileChanges(path)`.
         public var description: String {
             switch storage {
             case .manual: "manual"
             case .fileDescriptor(let fd): "fileDescriptor(\(fd))"
             case .signal(let number): "signal(\(number))"
+            case .fileChanges(let path): "fileChanges(\(path))"
             }
         }
     }
@@ -106,11 +113,14 @@ public final class EVSource: @unchecked Sendable {
     /// handler is then called once so that it can see it. Nil otherwise. Loop thread only.
     public internal(set) var error: EVRunLoop.Error?
 
+    /// A file source's inotify instance and what it collected; nil for other kinds.
+    let fileWatch: FileWatch?
+
     var isManual: Bool { kind == .manual }
 
-    private init(
+    init(
         kind: Kind, order: Int, label: String?, descriptorIdentity: (device: UInt, inode: UInt)? = nil,
-        closesDescriptor: Bool = false, readiness: Readiness = [],
+        closesDescriptor: Bool = false, readiness: Readiness = [], fileWatch: FileWatch? = nil,
         handler: @escaping @Sendable (EVSource) -> Void
     ) {
         self.kind = kind
@@ -119,6 +129,7 @@ public final class EVSource: @unchecked Sendable {
         self.label = label
         self.descriptorIdentity = descriptorIdentity
         self.closesDescriptor = closesDescriptor
+        self.fileWatch = fileWatch
         self.handler = handler
     }
 
@@ -209,7 +220,7 @@ public final class EVSource: @unchecked Sendable {
     }
 
     /// The device and inode `fd` names, or nil (errno set) if it is not open.
-    private static func identity(of fd: Int32) -> (device: UInt, inode: UInt)? {
+    static func identity(of fd: Int32) -> (device: UInt, inode: UInt)? {
         var info = stat()
         guard fstat(fd, &info) == 0 else { return nil }
         return (UInt(info.st_dev), UInt(info.st_ino))
@@ -229,8 +240,9 @@ public final class EVSource: @unchecked Sendable {
         return nil
     }
 
-    /// The descriptor of a descriptor source.
-    var fileDescriptor: Int32? { kind.fileDescriptor }
+    /// The descriptor the loop watches for the source: a descriptor source's, or a file
+    /// source's inotify instance.
+    var fileDescriptor: Int32? { kind.fileDescriptor ?? fileWatch?.descriptor }
 
     /// Records that the descriptor is not the source's to close any more: it was closed
     /// elsewhere, and its number may now be another file's.
