@@ -70,7 +70,7 @@ extension LoopEngine: BackendEvents {
     /// Starts watching the descriptor of `source`, a member of `state` about to run or
     /// running, unless it is watched already or cannot be watched.
     private func arm(_ source: EVSource, in state: ModeState) {
-        guard source.watchToken < 0, source.isValid, let fd = source.fileDescriptor else { return }
+        guard source.watchToken < 0, source.isValid, !source.isPaused, let fd = source.fileDescriptor else { return }
         // libev aborts on a closed descriptor; a reused number would watch a stranger's file.
         if let failure = source.descriptorFailure() {
             fail(source, with: failure, in: state)
@@ -122,6 +122,26 @@ extension LoopEngine: BackendEvents {
         pendingArms = []
         for source in Array(state.unorderedKernelSources) where source.fileDescriptor != nil {
             arm(source, in: state)
+        }
+    }
+
+    /// Stops watching a descriptor source's descriptor while it stays in its modes, until
+    /// ``unpause(_:)``: an async sequence's source, between an element and the next request
+    /// (readiness is level-triggered; the consumer reads in between).
+    func pause(_ source: EVSource) {
+        source.isPaused = true
+        unwatch(source)
+    }
+
+    /// Watches a paused source's descriptor again, if a mode holding it is the armed one.
+    func unpause(_ source: EVSource) {
+        guard source.isPaused else { return }
+        source.isPaused = false
+        guard let state = armedState, state.contains(source) else { return }
+        if runStack.last === state {
+            arm(source, in: state)
+        } else {
+            pendingArms.append(source)
         }
     }
 

@@ -94,6 +94,9 @@ public final class EVSource: @unchecked Sendable {
     /// The slot of the loop's ``WatchTable`` under which the backend watches the source's
     /// descriptor or signal; -1 while unwatched. Loop thread only.
     @exclusivity(unchecked) var watchToken = -1
+    /// Whether the loop holds off watching the descriptor (an async sequence's source
+    /// between an element and the consumer's next request). Loop thread only.
+    @exclusivity(unchecked) var isPaused = false
     /// What a descriptor source waits for (``Readiness`` raw value).
     private let interest: Atomic<UInt8>
     /// The loop this source was added to.

@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import RunLoopKit
 
 // Concurrency.md and the concurrency doc comments: compiled, not run (they run the main loop).
@@ -76,6 +77,17 @@ enum ConcurrencySnippets {
         // snippet: clock-doc-sleep
         let clock = loop.clock   // the loop runs on its own thread
         try await clock.sleep(for: .milliseconds(200), tolerance: .milliseconds(100))
+        // end
+    }
+
+    static func sourceEvents(loop: EVRunLoop, socket: Int32) async throws {
+        // snippet: concurrency-source-events
+        for try await _ in loop.readiness(of: socket) {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = read(socket, &buffer, buffer.count)  // read before asking for more
+            guard count > 0 else { break }
+            print("read \(count) bytes")
+        }
         // end
     }
 }
