@@ -96,6 +96,27 @@ struct TimerOrderTests {
         fixture.check(0)
     }
 
+    @Test("a front rescheduled after the back moves there over the holes behind it, in a full ring too")
+    func frontRotatesOverHoles() {
+        var fixture = Fixture()
+        for key in 0..<8 { fixture.push(key: Int64(key)) }  // the ring's first 8 cells, all full
+        fixture.remove(1)
+        fixture.remove(2)  // two holes behind the front
+        fixture.rekey(0, to: 100)
+        fixture.check(0)
+        #expect(fixture.order.first?.key == 3)
+        #expect(fixture.order.run.count == 6)  // the holes left with the front
+        for step in 1...20 {
+            let first = fixture.order.first!
+            fixture.rekey(first.slot, to: first.key + 100)
+            fixture.check(step)
+        }
+        #expect(fixture.order.heap.isEmpty)
+        fixture.rekey(fixture.order.first!.slot, to: 50)  // earlier than the back: to the heap
+        fixture.check(21)
+        #expect(fixture.order.heap.count == 1)
+    }
+
     @Test("removing most of a run leaves it compacted and still in order")
     func holesAreCompacted() {
         var fixture = Fixture()

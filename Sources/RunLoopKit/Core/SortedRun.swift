@@ -85,6 +85,23 @@ final class SortedRun {
         mark(entry, at: index)
     }
 
+    /// Moves the front entry to the back as `entry` (the front's slot with a new key, which
+    /// does not precede ``last``): the fire of a repeating timer that shares its interval
+    /// with the timers queued before it. One store where a removal and an append would each
+    /// check and move the ends; a full ring needs no room, the front's cell becoming the back.
+    @inline(__always)
+    func rotateFront(_ entry: HeapEntry) {
+        let index = ring(count)
+        base[index] = entry
+        mark(entry, at: index)
+        head = ring(1)
+        while base[head].isHole {  // the back is `entry`, never a hole
+            head = ring(1)
+            count &-= 1
+            holes &-= 1
+        }
+    }
+
     /// Removes the front entry: a fired timer's, on its way to the back.
     @inline(__always)
     func removeFirst() {
