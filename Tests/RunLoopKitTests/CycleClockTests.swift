@@ -83,6 +83,20 @@ extension CycleClockTests {
         #expect(rate.nanosPerTick == 0)
     }
 
+    @Test("clock reads that take long (a VM's, an emulator's) lengthen a rate's measurement instead of spoiling it")
+    func slowReadsLengthenTheMeasurement() {
+        let rate = CycleRate()
+        // 1 ns per tick; a reading every millisecond, each read taking 5,000 ticks, its
+        // reading landing at the start or the end of the read in turn: over 1 ms the rates
+        // are 1/200 apart and never agree; over the 8,192 reads' length they do.
+        for reading in 0..<300 {
+            let ticks = UInt64(1_000 + reading * 1_000_000)
+            let lands = reading % 2 == 0 ? 0 : 5_000
+            rate.observe(nanos: Int64(ticks) + Int64(lands), ticks: ticks, spread: 5_000)
+        }
+        #expect(abs(rate.nanosPerTick - 1) < 1.0 / 4_096)
+    }
+
     /// A libev backend once the process's counter rate is published (or 0.2 s went by, where
     /// the counter does not drive the clock): its grid points then come from the counter too.
     static func calibratedBackend(interval: Int64) throws -> LibevBackend {

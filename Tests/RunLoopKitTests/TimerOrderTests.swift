@@ -42,19 +42,21 @@ struct TimerOrderTests {
             for index in 1..<max(heap.count, 1) {
                 #expect(heap[(index - 1) / TimerHeap.arity].rank <= heap[index].rank, "step \(step): heap at \(index)")
             }
-            var previous: HeapEntry?
             var inRun = 0
-            for offset in 0..<order.run.count where !order.run[offset: offset].isHole {
-                let entry = order.run[offset: offset]
-                if let previous { #expect(previous.rank < entry.rank, "step \(step): run at \(offset)") }
-                previous = entry
-                inRun += 1
+            for run in [order.run, order.secondRun] {
+                var previous: HeapEntry?
+                for offset in 0..<run.count where !run[offset: offset].isHole {
+                    let entry = run[offset: offset]
+                    if let previous { #expect(previous.rank < entry.rank, "step \(step): run \(run.id) at \(offset)") }
+                    previous = entry
+                    inRun += 1
+                }
             }
             #expect(heap.count + inRun == live.count, "step \(step): count")
             for (slot, entry) in live {
                 let position = positions[Int(slot)]
                 #expect(order.holds(slot, at: position), "step \(step): slot \(slot) at \(position)")
-                let found = SortedRun.ringIndex(ofPosition: position).map { order.run[ringIndex: $0] }
+                let found = SortedRun.location(ofPosition: position).map { order.run(withID: $0.run)[ringIndex: $0.ringIndex] }
                     ?? heap[Int(position)]
                 #expect(found.rank == entry.rank, "step \(step): slot \(slot)'s entry")
             }
@@ -94,6 +96,52 @@ struct TimerOrderTests {
         }
         #expect(fixture.order.heap.isEmpty)
         fixture.check(0)
+    }
+
+    @Test("a front rescheduled after the back moves there over the holes behind it, in a full ring too")
+    func frontRotatesOverHoles() {
+        var fixture = Fixture()
+        for key in 0..<8 { fixture.push(key: Int64(key)) }  // the ring's first 8 cells, all full
+        fixture.remove(1)
+        fixture.remove(2)  // two holes behind the front
+        fixture.rekey(0, to: 100)
+        fixture.check(0)
+        #expect(fixture.order.first?.key == 3)
+        #expect(fixture.order.run.count == 6)  // the holes left with the front
+        for step in 1...20 {
+            let first = fixture.order.first!
+            fixture.rekey(first.slot, to: first.key + 100)
+            fixture.check(step)
+        }
+        #expect(fixture.order.heap.isEmpty)
+        fixture.rekey(fixture.order.first!.slot, to: 50)  // earlier than the back: to the second run
+        fixture.check(21)
+        #expect(fixture.order.secondRun.count == 1)
+        fixture.rekey(fixture.order.run.first!.slot, to: 40)  // earlier than both backs: to the heap
+        fixture.check(22)
+        #expect(fixture.order.heap.count == 1)
+    }
+
+    @Test("timers rescheduled behind the ones not yet due, in order among themselves, fill the second run")
+    func behindTimersFillTheSecondRun() {
+        var fixture = Fixture()
+        for _ in 0..<100 { fixture.push(key: 1_000) }
+        // A pass behind its timers: the first 60 fire and are rescheduled to 2_000 and 3_000
+        // as the clock crosses a grid point; the other 40 stay due at 1_000.
+        for fire in 0..<60 {
+            let first = fixture.order.first!
+            fixture.rekey(first.slot, to: fire < 30 ? 2_000 : 3_000)
+            fixture.check(fire)
+        }
+        // The next pass: the 40 left, then the 30 at 2_000, rescheduled to 3_000 (before the
+        // 30 already there, whose ties are later) and then 4_000.
+        for fire in 0..<70 {
+            let first = fixture.order.first!
+            fixture.rekey(first.slot, to: fire < 50 ? 3_000 : 4_000)
+            fixture.check(100 + fire)
+        }
+        #expect(fixture.order.heap.isEmpty)
+        #expect(fixture.order.secondRun.count > 0)
     }
 
     @Test("removing most of a run leaves it compacted and still in order")

@@ -15,28 +15,31 @@ func measuredFire(_ loop: EVRunLoop, seconds: Double) {
 
 /// ``addTimers(_:_:into:)``, counted.
 @inline(never)
-func measuredAdd(_ loop: EVRunLoop, _ after: [Double], into timers: inout [EVTimer]) {
-    addTimers(loop, after, into: &timers)
+func measuredAdd(_ loop: EVRunLoop, _ after: [Double], into timers: UnsafeMutablePointer<EVTimer>) {
+    addTimers(loop, after, into: timers)
 }
 
 /// ``invalidateTimers(_:order:)``, counted.
 @inline(never)
-func measuredInvalidate(_ timers: [EVTimer], order: [Int32]) {
+func measuredInvalidate(_ timers: UnsafeMutablePointer<EVTimer>, order: [Int32]) {
     invalidateTimers(timers, order: order)
 }
 
-/// Creates and adds a one-shot timer `after[i]` seconds away for each i, into `timers`.
+/// Creates and adds a one-shot timer `after[i]` seconds away for each i, moved into
+/// `timers[i]` (uninitialized room for `after.count` references): as libev's side writes
+/// its `ev_timer`s into an array, the count holds no array append (its uniqueness check
+/// and a retain and release per timer: PROFILING.md, "Tricks and what they earn").
 @inline(__always)
-func addTimers(_ loop: EVRunLoop, _ after: [Double], into timers: inout [EVTimer]) {
-    for after in after {
-        let timer = EVTimer(interval: after, repeats: false) { _ in }
+func addTimers(_ loop: EVRunLoop, _ after: [Double], into timers: UnsafeMutablePointer<EVTimer>) {
+    for index in after.indices {
+        let timer = EVTimer(interval: after[index], repeats: false) { _ in }
         loop.add(timer, forMode: .default)
-        timers.append(timer)
+        (timers + index).initialize(to: timer)
     }
 }
 
 /// Invalidates `timers` in the order `order`.
 @inline(__always)
-func invalidateTimers(_ timers: [EVTimer], order: [Int32]) {
+func invalidateTimers(_ timers: UnsafeMutablePointer<EVTimer>, order: [Int32]) {
     for index in order { timers[Int(index)].invalidate() }
 }

@@ -92,10 +92,13 @@ enum ScheduleCost {
         switch peer {
         case .runLoopKit:
             let loop = EVRunLoop.current
-            var timers: [EVTimer] = []
-            timers.reserveCapacity(count)
+            let timers = UnsafeMutablePointer<EVTimer>.allocate(capacity: count)
+            defer {
+                timers.deinitialize(count: count)
+                timers.deallocate()
+            }
             let t0 = Clock.monotonic()
-            if warmUp { addTimers(loop, input.after, into: &timers) } else { measuredAdd(loop, input.after, into: &timers) }
+            if warmUp { addTimers(loop, input.after, into: timers) } else { measuredAdd(loop, input.after, into: timers) }
             let t1 = Clock.monotonic()
             if warmUp { invalidateTimers(timers, order: input.stopOrder) } else { measuredInvalidate(timers, order: input.stopOrder) }
             return (t1 - t0, Clock.monotonic() - t1)

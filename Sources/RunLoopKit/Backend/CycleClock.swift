@@ -47,7 +47,7 @@ struct CycleClock {
         let before = clibev_ticks()
         let nanos = clibev_monotonic_ns()
         let after = clibev_ticks()
-        rate.observe(nanos: nanos, ticks: before)
+        rate.observe(nanos: nanos, ticks: before, spread: after &- before)
         anchor(nanos: nanos, ticksBefore: before, ticksAfter: after)
         return nanos
     }

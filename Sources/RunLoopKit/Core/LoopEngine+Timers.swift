@@ -26,6 +26,9 @@ extension LoopEngine {
         for state in resolved.states { insert(timer, into: state) }
     }
 
+    // Inlined by hand, as `resolveStart` and `TimerQueue.place`: fewer instructions per
+    // create + add (PROFILING.md, "Tricks and what they earn").
+    @inline(__always)
     func insert(_ timer: EVTimer, into state: ModeState) {
         guard timer.place(in: state) == nil else { return }
         timer.appendPlace(TimerPlace(state: state, slot: state.timers.insert(timer)))
@@ -69,6 +72,8 @@ extension LoopEngine {
     /// early): the backend may then answer from the CPU's counter instead of the clock
     /// (``Backend/now(lateBy:)``), which spares most adds a clock read. Intervals under about
     /// 0.5 ms start at a clock reading.
+    // Inlined by hand (PROFILING.md, "Tricks and what they earn").
+    @inline(__always)
     private func resolveStart(of timer: EVTimer) {
         switch timer.start {
         case .afterInterval(let nanos):

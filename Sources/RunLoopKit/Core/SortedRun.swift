@@ -10,8 +10,9 @@
 /// Removing an entry from the middle leaves a hole (its slot set to -1, its key kept, so
 /// the keys stay sorted); the front and the back are never holes, and holes are compacted
 /// away once they are more than half the run. An entry's position (written into the
-/// order's position store on every move) is its index in the ring, encoded by
-/// ``position(ofRingIndex:)`` so that it never collides with a heap index.
+/// order's position store on every move) is its run's ``id`` and its index in the ring,
+/// encoded by ``position(ofRingIndex:)`` so that it never collides with a heap index or
+/// the other run's positions.
 ///
 /// Not shareable: it belongs to one queue, touched on its loop's thread only.
 final class SortedRun {
@@ -25,24 +26,34 @@ final class SortedRun {
     private var holes = 0
     /// By slot: where each slot's entry sits (heap index, or ``position(ofRingIndex:)``).
     private let positions: TimerStore<Int32>
+    /// Which of its order's runs this is (0 or 1), part of its entries' positions.
+    let id: Int
 
-    init(positions: TimerStore<Int32>) {
+    /// Ring indices stay below this (8 GB of entries), so that the run's id fits above them
+    /// in a 32-bit position.
+    private static let indexLimit = 1 << 29
+
+    init(positions: TimerStore<Int32>, id: Int) {
         self.positions = positions
+        self.id = id
         capacity = 8
         base = .allocate(capacity: capacity)
     }
 
     deinit { base.deallocate() }
 
-    /// The position store's value for the ring index `index`: -2, -3, … (-1 means "none",
-    /// and heap indices are zero or more).
+    /// The position store's value for the ring index `index` of this run: -2, -3, … for
+    /// run 0, below -2 - 2^30 for run 1 (-1 means "none", and heap indices are zero or more).
     @inline(__always)
-    static func position(ofRingIndex index: Int) -> Int32 { Int32(truncatingIfNeeded: -2 &- index) }
+    func position(ofRingIndex index: Int) -> Int32 { Int32(truncatingIfNeeded: -2 &- (index | id << 30)) }
 
-    /// The ring index a position of ``position(ofRingIndex:)`` stands for; nil for a heap index.
+    /// The run id and ring index a position of ``position(ofRingIndex:)`` stands for; nil
+    /// for a heap index.
     @inline(__always)
-    static func ringIndex(ofPosition position: Int32) -> Int? {
-        position <= -2 ? -2 &- Int(position) : nil
+    static func location(ofPosition position: Int32) -> (run: Int, ringIndex: Int)? {
+        guard position <= -2 else { return nil }
+        let code = -2 &- Int(position)
+        return (code >> 30, code & (1 << 30 &- 1))
     }
 
     var isEmpty: Bool { count == 0 }
@@ -68,7 +79,7 @@ final class SortedRun {
 
     @inline(__always)
     private func mark(_ entry: HeapEntry, at index: Int) {
-        positions[Int(entry.slot)] = Self.position(ofRingIndex: index)
+        positions[Int(entry.slot)] = position(ofRingIndex: index)
     }
 
     /// Whether the entry at ring index `index` is `slot`'s (and not a left-over copy).
@@ -83,6 +94,23 @@ final class SortedRun {
         base[index] = entry
         count &+= 1
         mark(entry, at: index)
+    }
+
+    /// Moves the front entry to the back as `entry` (the front's slot with a new key, which
+    /// does not precede ``last``): the fire of a repeating timer that shares its interval
+    /// with the timers queued before it. One store where a removal and an append would each
+    /// check and move the ends; a full ring needs no room, the front's cell becoming the back.
+    @inline(__always)
+    func rotateFront(_ entry: HeapEntry) {
+        let index = ring(count)
+        base[index] = entry
+        mark(entry, at: index)
+        head = ring(1)
+        while base[head].isHole {  // the back is `entry`, never a hole
+            head = ring(1)
+            count &-= 1
+            holes &-= 1
+        }
     }
 
     /// Removes the front entry: a fired timer's, on its way to the back.
@@ -163,11 +191,12 @@ final class SortedRun {
 
     /// Doubles the capacity, the front moving to ring index 0.
     private func grow() {
+        require(capacity < Self.indexLimit, "SortedRun: more than \(Self.indexLimit) entries")
         let larger = UnsafeMutablePointer<HeapEntry>.allocate(capacity: capacity * 2)
         for offset in 0..<count {
             let entry = base[ring(offset)]
             larger[offset] = entry
-            if !entry.isHole { positions[Int(entry.slot)] = Self.position(ofRingIndex: offset) }
+            if !entry.isHole { positions[Int(entry.slot)] = position(ofRingIndex: offset) }
         }
         base.deallocate()
         base = larger

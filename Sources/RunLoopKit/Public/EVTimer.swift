@@ -229,9 +229,20 @@ public final class EVTimer: @unchecked Sendable {
     }
 
     /// Seconds to nanoseconds; beyond ±9e9 s (285 years) the interval is clamped there.
+    ///
+    /// The checks are inlined into the initializers and their reports are out of line
+    /// (``notFinite(_:_:call:)``, ``checkedNonzeroTolerance(_:call:)``): a timer's creation
+    /// then makes no call for them (PROFILING.md, "Tricks and what they earn").
+    @inline(__always)
     private static func checkedInterval(_ interval: TimeInterval, repeats: Bool, call: String) -> Int64 {
-        require(interval.isFinite, "\(call): interval \(interval) is not finite")
+        if _slowPath(!interval.isFinite) { notFinite("interval", interval, call: call) }
         return checkedInterval(nanos: nanoseconds(min(max(interval, -9e9), 9e9)), repeats: repeats)
+    }
+
+    /// Stops the program: `value`, given as the `what` of `call`, is not finite.
+    @inline(never)
+    private static func notFinite(_ what: String, _ value: Double, call: String) -> Never {
+        misuse("\(call): \(what) \(value) is not finite")
     }
 
     /// A non-positive repeating interval becomes 0.1 ms, Foundation's documented floor.
@@ -239,8 +250,13 @@ public final class EVTimer: @unchecked Sendable {
         repeats && nanos <= 0 ? 100_000 : nanos
     }
 
+    @inline(__always)
     static func checkedTolerance(_ tolerance: TimeInterval, call: String) -> Int64 {
-        if tolerance == 0 { return 0 }  // the common case
+        tolerance == 0 ? 0 : checkedNonzeroTolerance(tolerance, call: call)  // 0: the common case
+    }
+
+    @inline(never)
+    private static func checkedNonzeroTolerance(_ tolerance: TimeInterval, call: String) -> Int64 {
         require(tolerance.isFinite, "\(call): tolerance \(tolerance) is not finite")
         require(tolerance >= 0, "\(call): tolerance \(tolerance) s is negative")
         return nanoseconds(min(tolerance, 9e9))
