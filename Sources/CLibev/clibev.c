@@ -76,6 +76,7 @@ struct clibev_signal_receiver {
     ev_async *async;
     _Atomic uint64_t wanted;
     _Atomic uint64_t pending;
+    _Atomic pid_t pid;
     int slot;
 };
 
@@ -91,12 +92,13 @@ static _Atomic int slots_used = 0;
 
 static void fan_out(int signum) {
     int saved = errno;
+    pid_t self = getpid();
     uint64_t bit = (uint64_t)1 << (signum - 1);
     int used = atomic_load(&slots_used);
     for (int slot = 0; slot < used; slot++) {
         atomic_fetch_add(&readers[slot], 1);
         clibev_signal_receiver *receiver = atomic_load(&receivers[slot]);
-        if (receiver && (atomic_load(&receiver->wanted) & bit)) {
+        if (receiver && atomic_load(&receiver->pid) == self && (atomic_load(&receiver->wanted) & bit)) {
             atomic_fetch_or(&receiver->pending, bit);
             ev_async_send(receiver->loop, receiver->async);
         }
@@ -110,6 +112,7 @@ clibev_signal_receiver *clibev_signal_receiver_new(struct ev_loop *loop, ev_asyn
     if (!receiver) return NULL;
     receiver->loop = loop;
     receiver->async = async;
+    receiver->pid = getpid();
     receiver->slot = -1;
     pthread_mutex_lock(&receivers_lock);
     for (int slot = 0; slot < CLIBEV_SIGNAL_RECEIVERS; slot++) {
@@ -142,6 +145,8 @@ void clibev_signal_receiver_want(clibev_signal_receiver *receiver, int signum, i
     else atomic_fetch_and(&receiver->wanted, ~bit);
 }
 
+void clibev_signal_receiver_adopt(clibev_signal_receiver *receiver) { atomic_store(&receiver->pid, getpid()); }
+
 uint64_t clibev_signal_receiver_take(clibev_signal_receiver *receiver) {
     return atomic_exchange(&receiver->pending, 0) & atomic_load(&receiver->wanted);
 }
@@ -153,6 +158,14 @@ int clibev_signal_catch(int signum) {
     action.sa_flags = SA_RESTART;
     return sigaction(signum, &action, NULL);
 }
+
+static _Atomic unsigned fork_generation = 0;
+
+static void count_fork_child(void) { atomic_fetch_add(&fork_generation, 1); }
+
+__attribute__((constructor)) static void watch_forks(void) { pthread_atfork(NULL, NULL, count_fork_child); }
+
+unsigned clibev_fork_generation(void) { return atomic_load_explicit(&fork_generation, memory_order_relaxed); }
 
 int64_t clibev_monotonic_ns(void) {
     struct timespec ts;

@@ -226,6 +226,26 @@ if arguments == ["isolated", "ev"] {
     for line in events.withLock({ $0 }) { print(line) }
     exit(0)
 }
+if arguments == ["fork", "ev"] {
+    // The main loop in a child forked from the main thread, after the parent's queue ran.
+    DispatchQueue.main.async { log("parent queue") }
+    EVRunLoop.main.run(mode: .default, for: .seconds(2), returnAfterSourceHandled: true)
+    let child = fork()
+    if child == 0 {
+        events.withLock { $0 = [] }
+        EVRunLoop.main.add(EVTimer(interval: 0.02, repeats: false) { _ in log("child timer") }, forMode: .default)
+        DispatchQueue.main.async { log("child queue") }
+        EVRunLoop.main.run(mode: .default, for: .seconds(0.3))
+        let text = events.withLock { $0 }.map { "child: \($0)\n" }.joined()
+        _ = text.withCString { write(1, $0, strlen($0)) }
+        _exit(0)
+    }
+    var status: Int32 = 0
+    waitpid(child, &status, 0)
+    for line in events.withLock({ $0 }) { print(line) }
+    print("child status \(status)")
+    exit(0)
+}
 guard arguments.count == 2, let scenario = scenarios[arguments.first!],
       let loop: any MainLoop = ["ev": EVMainLoop(), "cf": CFMainLoop()][arguments.last!]
 else {

@@ -58,4 +58,8 @@ import Testing
     @Test func aMainActorModelUsesItsStateInTimerCalloutsOfTheMainLoop() throws {
         #expect(try Self.log("isolated", on: "ev") == ["ticks 3 woke=true main=true"])
     }
+
+    @Test func theMainLoopRunsItsTimersAndTheMainQueueInAChildForkedFromTheMainThread() throws {
+        #expect(try Self.log("fork", on: "ev") == ["child: child queue", "child: child timer", "parent queue", "child status 0"])
+    }
 }

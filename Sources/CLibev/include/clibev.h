@@ -74,9 +74,16 @@ void clibev_signal_receiver_free(clibev_signal_receiver *receiver);
 void clibev_signal_receiver_want(clibev_signal_receiver *receiver, int signum, int wanted);
 /// The signals that arrived since the last call (bit `signum - 1`), cleared.
 uint64_t clibev_signal_receiver_take(clibev_signal_receiver *receiver);
+/// Makes the receiver answer to this process: a forked child's receivers (copies of the
+/// parent's) get no signals until their loop adopts the child.
+void clibev_signal_receiver_adopt(clibev_signal_receiver *receiver);
 /// `sigaction(signum)` to the fan-out handler (all signals blocked while it runs,
 /// `SA_RESTART`). Returns 0, or -1 with errno set.
 int clibev_signal_catch(int signum);
+
+/// How many times this process is a forked child (a `pthread_atfork` child handler counts):
+/// a loop that sees another value than when it made its kernel objects is in a child.
+unsigned clibev_fork_generation(void);
 
 /// `clock_gettime(CLOCK_MONOTONIC)` in nanoseconds.
 int64_t clibev_monotonic_ns(void);

@@ -35,8 +35,11 @@ final class LibevBackend: Backend, @unchecked Sendable {
     // passes it too, from the signal handler).
     private let loop: OpaquePointer
     private let async: UnsafeMutablePointer<ev_async>
-    private let deadline: Watcher
-    private let wallClock: Watcher
+    private var deadline: Watcher
+    private var wallClock: Watcher
+    /// The process's fork count (``CLibev``'s `pthread_atfork` child handler) when the
+    /// loop's kernel objects were last made: another value means this is a forked child.
+    private var forkGeneration = clibev_fork_generation()
     private var armedDeadline: Int64 = -1
     /// Whether the deadline timerfd fired during the current wait, and whether anything
     /// else (a wake, a descriptor, a signal) did.
@@ -88,13 +91,24 @@ final class LibevBackend: Backend, @unchecked Sendable {
         }
         ev_async_start(loop, async)
 
+        (deadline, wallClock) = try Self.makeClockWatchers()
+        startClockWatchers()
+        ev_set_userdata(loop, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// The deadline's `CLOCK_MONOTONIC` timerfd and the wall clock's `CLOCK_REALTIME` one.
+    private static func makeClockWatchers() throws(EVRunLoop.Error) -> (deadline: Watcher, wallClock: Watcher) {
         let deadlineFD = clibev_timerfd_create(0)
         let wallFD = clibev_timerfd_create(1)
         guard deadlineFD >= 0, wallFD >= 0 else {
-            throw EVRunLoop.Error(call: "timerfd_create", errno: Glibc.errno)
+            let code = Glibc.errno
+            if deadlineFD >= 0 { close(deadlineFD) }
+            throw EVRunLoop.Error(call: "timerfd_create", errno: code)
         }
-        deadline = Watcher(io: deadlineFD, interest: .read, token: -1)
-        wallClock = Watcher(io: wallFD, interest: .read, token: -1)
+        return (Watcher(io: deadlineFD, interest: .read, token: -1), Watcher(io: wallFD, interest: .read, token: -1))
+    }
+
+    private func startClockWatchers() {
         deadline.start(on: loop, owner: self) { backend, _ in
             if clibev_timerfd_consume(backend.deadline.fd) == 1 { backend.deadlineFired = true }
             backend.armedDeadline = -1
@@ -107,7 +121,28 @@ final class LibevBackend: Backend, @unchecked Sendable {
             backend.armWallClockWatch()
         }
         armWallClockWatch()
-        ev_set_userdata(loop, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// In a forked child, before its first wait: the child shares the parent's epoll
+    /// instance and timerfds (open file descriptions), so waiting on them would take the
+    /// parent's events and move its deadline. libev makes a new epoll instance and
+    /// re-registers every watch (`ev_loop_fork`); the timerfds are made anew; the signal
+    /// receiver answers to this process.
+    private func adoptForkedChild() {
+        forkGeneration = clibev_fork_generation()
+        ev_loop_fork(loop)
+        for watcher in [deadline, wallClock] {
+            watcher.stop(on: loop)
+            close(watcher.fd)
+        }
+        do {
+            (deadline, wallClock) = try Self.makeClockWatchers()
+        } catch {
+            misuse("EVRunLoop.run: after fork(), the child cannot make the loop's timerfds: \(error)")
+        }
+        armedDeadline = -1
+        startClockWatchers()
+        if let signalReceiver { clibev_signal_receiver_adopt(signalReceiver) }
     }
 
     deinit {
@@ -185,6 +220,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
     func wallNanos() -> Int64 { clibev_realtime_ns() }
 
     func wait(_ wait: Wait, events: any BackendEvents) {
+        if clibev_fork_generation() != forkGeneration { adoptForkedChild() }
         self.events = events
         defer { self.events = nil }
         expiredDeadline = nil

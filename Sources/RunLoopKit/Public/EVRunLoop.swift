@@ -24,6 +24,11 @@ import Synchronization
 /// For tests, ``init(clock:)`` makes a loop on an ``EVVirtualClock``: it jumps from deadline
 /// to deadline instead of sleeping.
 ///
+/// After `fork()`, the child's one thread keeps its loop: its timers, sources and (forked
+/// from the main thread) ``main`` with the main queue work in the child, on kernel objects
+/// of its own, made at its first wait (libev's `ev_loop_fork`); new threads get new loops.
+/// The loops of the parent's other threads are theirs: running one stops with a message.
+///
 /// The corresponding CFRunLoop type is `CFRunLoop` (`RunLoop` in Foundation).
 public final class EVRunLoop: @unchecked Sendable {
     // Safe to share: `engine`, which holds all loop-thread state, is touched only on `owner`
