@@ -199,6 +199,14 @@ extension LoopEngine: BackendEvents {
         return true
     }
 
+    /// Whether a source of `state` was reported ready and has not fired: a signal that came
+    /// while another mode ran, or a source left by `stopAfterSource`. The coming wait then
+    /// only polls, as CF's wait returns at once for a message queued on a port of the mode.
+    func hasReadySource(_ state: ModeState) -> Bool {
+        guard !readySources.isEmpty else { return false }
+        return readySources.contains { $0.isReady && $0.isValid && $0.modes.contains { $0 === state } }
+    }
+
     func fire(_ source: EVSource) {
         stats.sourceFires += 1
         trace?.record(.source(source.label ?? "source"))
