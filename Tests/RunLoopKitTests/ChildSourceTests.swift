@@ -239,6 +239,33 @@ struct ChildReaperTests {
         }
     }
 
+    @Test("after 200 children, one after another, no zombie and no descriptor is left", arguments: ChildWatch.allCases)
+    func noLeftovers(watch: ChildWatch) async {
+        let usingPidfd = watch.usingPidfd
+        await #expect(processExitsWith: .success) { [usingPidfd = usingPidfd as Bool] in
+            let loop = currentLoopOfThisThread()
+            func runChild() -> Bool {
+                let pid = spawnChild(["/bin/true"])
+                let seen = LoopBox<EVSource.ChildExit?>(nil)
+                let source = try! EVSource(childProcess: pid, usingPidfd: usingPidfd) { seen.value = $0.childExit }
+                loop.add(source, forMode: .default)
+                loop.run(mode: .default, for: .seconds(20), returnAfterSourceHandled: true)
+                return seen.value == .exited(0)
+            }
+            func openDescriptors() -> Int {
+                (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+            }
+            let warm = runChild()  // the loop's own descriptors are made here
+            let before = openDescriptors()
+            let allExited = (0..<200).allSatisfy { _ in runChild() }
+            let after = openDescriptors()
+            var status: Int32 = 0
+            let noChild = waitpid(-1, &status, WNOHANG) == -1 && errno == ECHILD
+            print("descriptors \(before) → \(after); no child left: \(noChild)")
+            exit(warm && allExited && before == after && noChild ? 0 : 1)
+        }
+    }
+
     @Test("a child reaped elsewhere first: the handler runs once with the error, no hang",
           arguments: ChildWatch.allCases)
     func reapedElsewhere(watch: ChildWatch) async {

@@ -65,7 +65,8 @@ public final class EVSource: @unchecked Sendable {
         public var signalNumber: Int32? {
             if case .signal(let number) = storage { number } else { nil }
         }
-        /// The process id of a child source; nil for other kinds.
+        /// The process id of a child source; nil for other kinds (libev's `ev_child.pid`,
+        /// sd-event's `sd_event_source_get_child_pid`, GLib's `GPid`).
         public var processIdentifier: pid_t? {
             if case .childProcess(let pid) = storage { pid } else { nil }
         }
@@ -304,16 +305,20 @@ public final class EVSource: @unchecked Sendable {
     /// `WIFSIGNALED`/`WTERMSIG` of `ev_child`'s `rstatus` (sd-event and GLib hand over the
     /// same wait status).
     public enum ChildExit: Sendable, Hashable, CustomStringConvertible {
-        /// The child called `exit` (or returned from `main`) with this status, 0...255.
+        /// The child called `exit` (or returned from `main`) with this status, 0...255
+        /// (`WIFEXITED` and `WEXITSTATUS` of libev's `rstatus`; `CLD_EXITED` in sd-event's
+        /// `siginfo_t`).
         case exited(Int32)
         /// The signal that terminated the child (`SIGKILL`, `SIGTERM`, ...), whether or not
-        /// it dumped core.
+        /// it dumped core (`WIFSIGNALED` and `WTERMSIG`; `CLD_KILLED` or `CLD_DUMPED`).
         case signalled(Int32)
 
-        /// Whether the child exited with status 0.
+        /// Whether the child exited with status 0 (GLib's `g_spawn_check_wait_status`
+        /// without an error).
         public var isSuccess: Bool { self == .exited(0) }
 
-        /// `exited(status)` or `signalled(signal)`.
+        /// `exited(status)` or `signalled(signal)`, as a log line would show it (no
+        /// counterpart: libev and GLib hand over the raw wait status).
         public var description: String {
             switch self {
             case .exited(let status): "exited(\(status))"
