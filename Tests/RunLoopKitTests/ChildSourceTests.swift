@@ -266,6 +266,35 @@ struct ChildReaperTests {
         }
     }
 
+    @Test("a stale descriptor source whose number a child's pidfd took fails, never fires for the child")
+    func stalePidfdNumber() async {
+        await #expect(processExitsWith: .success) {
+            let loop = currentLoopOfThisThread()
+            var fds: [Int32] = [0, 0]
+            guard pipe(&fds) == 0 else { exit(3) }
+            let log = Recorder()
+            let stale = try! EVSource(fileDescriptor: fds[0], label: "stale") { source in
+                log.append(source.error == nil ? "stale fired" : "stale failed")
+            }
+            loop.add(stale, forMode: .default)
+            loop.add(EVTimer(interval: 60, repeats: false) { _ in }, forMode: .default)
+            loop.run(mode: .default, for: .milliseconds(10))  // the pipe is watched
+            close(fds[0])  // while watched: the stale source's number is free
+            close(fds[1])
+            let pid = spawnChild(["/bin/sh", "-c", "exit 1"])
+            let child = try! EVSource(childProcess: pid, usingPidfd: true, label: "child") { source in
+                log.append("child \(source.childExit.map(String.init(describing:)) ?? "nil")")
+            }
+            guard child.fileDescriptor == fds[0] else { exit(4) }  // the pidfd took the number
+            loop.add(child, forMode: .default)
+            let deadline = ContinuousClock.now + .seconds(20)
+            while child.isValid, ContinuousClock.now < deadline { loop.run(mode: .default, for: .milliseconds(10)) }
+            loop.run(mode: .default, for: .milliseconds(10))
+            print(log.lines)
+            exit(Set(log.lines) == ["stale failed", "child exited(1)"] && log.lines.count == 2 ? 0 : 1)
+        }
+    }
+
     @Test("a child reaped elsewhere first: the handler runs once with the error, no hang",
           arguments: ChildWatch.allCases)
     func reapedElsewhere(watch: ChildWatch) async {

@@ -34,9 +34,9 @@ import Synchronization
 /// are the counterparts of a child source).
 public final class EVSource: @unchecked Sendable {
     // Safe to share: `kind`, `order`, `label`, `handler`, the descriptor's identity and the
-    // child's pidfd never change; `signalTime`, `descriptorClosed` and `link` (validity and loop) are atomic;
-    // `isReady`, `error`, `childExit` and the mode list are used only on the loop's thread
-    // (cross-thread calls go through the loop's inbox).
+    // child's pidfd never change; `signalTime`, `descriptorClosed` and `link` (validity and
+    // loop) are atomic; `isReady`, `error`, `childExit` and the mode list are used only on
+    // the loop's thread (cross-thread calls go through the loop's inbox).
 
     /// What a source waits for: a manual event, a file descriptor, a POSIX signal or a
     /// child process's exit.
