@@ -270,22 +270,35 @@ struct ChildReaperTests {
     func stalePidfdNumber() async {
         await #expect(processExitsWith: .success) {
             let loop = currentLoopOfThisThread()
-            var fds: [Int32] = [0, 0]
-            guard pipe(&fds) == 0 else { exit(3) }
-            let log = Recorder()
-            let stale = try! EVSource(fileDescriptor: fds[0], label: "stale") { source in
-                log.append(source.error == nil ? "stale fired" : "stale failed")
-            }
-            loop.add(stale, forMode: .default)
             loop.add(EVTimer(interval: 60, repeats: false) { _ in }, forMode: .default)
-            loop.run(mode: .default, for: .milliseconds(10))  // the pipe is watched
-            close(fds[0])  // while watched: the stale source's number is free
-            close(fds[1])
-            let pid = spawnChild(["/bin/sh", "-c", "exit 1"])
-            let child = try! EVSource(childProcess: pid, usingPidfd: true, label: "child") { source in
-                log.append("child \(source.childExit.map(String.init(describing:)) ?? "nil")")
+            let log = Recorder()
+            // The pidfd takes the lowest free number, the stale one's, unless another thread
+            // of the test process takes or frees a descriptor meanwhile: then again.
+            var attempt: (stale: EVSource, child: EVSource)?
+            for _ in 0..<20 where attempt == nil {
+                var fds: [Int32] = [0, 0]
+                guard pipe(&fds) == 0 else { exit(3) }
+                let stale = try! EVSource(fileDescriptor: fds[0], label: "stale") { source in
+                    log.append(source.error == nil ? "stale fired" : "stale failed")
+                }
+                loop.add(stale, forMode: .default)
+                loop.run(mode: .default, for: .milliseconds(10))  // the pipe is watched
+                close(fds[0])  // while watched: the stale source's number is free
+                close(fds[1])
+                let pid = spawnChild(["/bin/sh", "-c", "exit 1"])
+                let child = try! EVSource(childProcess: pid, usingPidfd: true, label: "child") { source in
+                    log.append("child \(source.childExit.map(String.init(describing:)) ?? "nil")")
+                }
+                if child.fileDescriptor == fds[0] {
+                    attempt = (stale, child)
+                } else {
+                    stale.invalidate()
+                    child.invalidate()
+                    var status: Int32 = 0
+                    waitpid(pid, &status, 0)
+                }
             }
-            guard child.fileDescriptor == fds[0] else { exit(4) }  // the pidfd took the number
+            guard let (_, child) = attempt else { exit(4) }
             loop.add(child, forMode: .default)
             let deadline = ContinuousClock.now + .seconds(20)
             while child.isValid, ContinuousClock.now < deadline { loop.run(mode: .default, for: .milliseconds(10)) }
