@@ -50,6 +50,13 @@ let package = Package(
             dependencies: ["RunLoopKit"],
             path: "Examples/pass-trace"
         ),
+        // Runs a command with a timeout: its output through a descriptor source, its exit
+        // through a child source (ChildProcesses.md).
+        .executableTarget(
+            name: "run-with-timeout",
+            dependencies: ["RunLoopKit"],
+            path: "Examples/run-with-timeout"
+        ),
         // What the examples share: stdout writes, terminal mode and keys, signals, statistics, JSON.
         .target(
             name: "ExampleSupport",

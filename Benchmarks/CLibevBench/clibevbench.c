@@ -9,7 +9,10 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <spawn.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <errno.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -529,4 +532,49 @@ void lb_timer_set_destroy(void *opaque) {
     free(set->timers);
     ev_loop_destroy(set->loop);
     free(set);
+}
+
+// MARK: Child exits
+
+extern char **environ;
+
+typedef struct {
+    int64_t handled_at;
+    int status;
+} child_run;
+
+static void child_exited(struct ev_loop *loop, ev_child *w, int revents) {
+    (void)revents;
+    child_run *run = w->data;
+    run->handled_at = lb_monotonic_ns();
+    run->status = w->rstatus;
+    ev_child_stop(loop, w);
+}
+
+int lb_child_exits(int32_t samples, int64_t *latencies) {
+    struct ev_loop *loop = ev_default_loop(EVFLAG_AUTO);
+    if (!loop) return -1;
+    char *argv[] = {"/bin/true", NULL};
+    for (int32_t i = 0; i < samples; i++) {
+        child_run run = {0, -1};
+        ev_child watcher;
+        int64_t start = lb_monotonic_ns();
+        pid_t pid;
+        int error = posix_spawn(&pid, argv[0], NULL, NULL, argv, environ);
+        if (error != 0) {
+            errno = error;
+            return -1;
+        }
+        ev_child_init(&watcher, child_exited, pid, 0);
+        watcher.data = &run;
+        ev_child_start(loop, &watcher);
+        // Returns once the watcher stopped: libev's own SIGCHLD watcher holds no reference.
+        ev_run(loop, 0);
+        if (!WIFEXITED(run.status) || WEXITSTATUS(run.status) != 0) {
+            errno = ECHILD;
+            return -1;
+        }
+        if (latencies) latencies[i] = run.handled_at - start;
+    }
+    return 0;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -166,6 +167,26 @@ static void count_fork_child(void) { atomic_fetch_add(&fork_generation, 1); }
 __attribute__((constructor)) static void watch_forks(void) { pthread_atfork(NULL, NULL, count_fork_child); }
 
 unsigned clibev_fork_generation(void) { return atomic_load_explicit(&fork_generation, memory_order_relaxed); }
+
+int clibev_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+
+int clibev_child_wait(pid_t pid, int pidfd, int peek, int *code, int *status) {
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    int options = WEXITED | WNOHANG | (peek ? WNOWAIT : 0);
+    // P_PIDFD is 3 (<linux/wait.h>); glibc's <sys/wait.h> names it only from 2.36 on.
+    idtype_t type = pidfd >= 0 ? (idtype_t)3 : P_PID;
+    id_t id = pidfd >= 0 ? (id_t)pidfd : (id_t)pid;
+    int result;
+    do {
+        result = waitid(type, id, &info, options);
+    } while (result == -1 && errno == EINTR);
+    if (result == -1) return -1;
+    if (info.si_pid == 0) return 0;  // WNOHANG: not exited yet
+    *code = info.si_code;
+    *status = info.si_status;
+    return 1;
+}
 
 int64_t clibev_monotonic_ns(void) {
     struct timespec ts;

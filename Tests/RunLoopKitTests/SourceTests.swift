@@ -247,3 +247,24 @@ struct RealFrameTimerTests {
         #expect(delivered == 10)
     }
 }
+
+extension SourceTests {
+    /// In a child process: other tests here catch SIGUSR1 too.
+    @Test("a signal that arrived while another mode ran fires when its mode runs, without waiting")
+    func signalFromAnotherMode() async {
+        await #expect(processExitsWith: .success) {
+            let loop = currentLoopOfThisThread()
+            let fired = LoopBox(0)
+            let source = EVSource(signal: SIGUSR1) { _ in fired.value += 1 }
+            loop.add(source, forMode: .default)
+            loop.add(EVTimer(interval: 60, repeats: false) { _ in }, forMode: "other")
+            kill(getpid(), SIGUSR1)
+            loop.run(mode: "other", for: .milliseconds(50))  // the arrival is collected here
+            let start = ContinuousClock.now
+            loop.run(mode: .default, for: .seconds(20), returnAfterSourceHandled: true)
+            let elapsed = ContinuousClock.now - start
+            print("fired \(fired.value) after \(elapsed)")
+            exit(fired.value == 1 && elapsed < .seconds(5) ? 0 : 1)
+        }
+    }
+}

@@ -120,4 +120,12 @@ int lb_collect_wakes(int32_t count, double interval, const double *first_after,
 void *lb_timer_set_create(int32_t count);
 void lb_timer_set_destroy(void *set);
 
+/// Child exits: `samples` `/bin/true` children one after another, each started with
+/// `posix_spawn` and watched by an `ev_child` on libev's default loop (the only loop
+/// `ev_child` works on; libev reaps with `waitpid(-1)` in its SIGCHLD watcher). Stores in
+/// `latencies` (when not NULL) the time from just before `posix_spawn` to the watcher's
+/// callback (ns). Returns 0, or -1 with errno set when a spawn failed or no exit was
+/// seen as an exit status 0.
+int lb_child_exits(int32_t samples, int64_t *latencies);
+
 #endif

@@ -44,6 +44,10 @@ struct Plan: Sendable {
     var machineRepetitions: Int
     /// Machine coalescing: seconds from starting the processes to their common start.
     var machineLaunch: Double
+    /// Child exits: sequential `/bin/true` children per latency run, and per leak check (no
+    /// zombie, no descriptor left after them).
+    var childSamples: Int
+    var childLeakCount: Int
     /// The peers to measure (all unless `--peers` narrows it, e.g. for profiling).
     var peers: [Peer] = Peer.allCases
 
@@ -56,7 +60,7 @@ struct Plan: Sendable {
         memoryTimers: 100_000, descriptorCounts: [10, 8_000], descriptorSamples: 1_000,
         descriptorFeedSeconds: 1, jobBurst: 100_000,
         machineProcesses: [1, 4, 8], machineSeconds: 8, machineRepetitions: 1,
-        machineLaunch: 1.5)
+        machineLaunch: 1.5, childSamples: 1_000, childLeakCount: 10_000)
 
     /// A smoke test: every workload and peer, one repetition, shorter runs, and no
     /// 100k-timer runs (Foundation needs ~2 s for one pass over 100k due timers and ~10 s to
@@ -69,5 +73,5 @@ struct Plan: Sendable {
         memoryTimers: 20_000, descriptorCounts: [10, 8_000], descriptorSamples: 100,
         descriptorFeedSeconds: 0.2, jobBurst: 10_000,
         machineProcesses: [2], machineSeconds: 2, machineRepetitions: 1,
-        machineLaunch: 0.5)
+        machineLaunch: 0.5, childSamples: 100, childLeakCount: 200)
 }

@@ -2,7 +2,7 @@
 //
 // libev's watcher set-up is a family of macros (ev_io_init, ev_async_init, ...)
 // that Swift cannot call. Each clibev_* function below wraps exactly one of them,
-// plus the few Linux calls (timerfd, the main thread) whose headers Swift's Glibc module
+// plus the few Linux calls (timerfd, pidfd and waitid, the main thread) whose headers Swift's Glibc module
 // does not cover on every distribution.
 #ifndef CLIBEV_H
 #define CLIBEV_H
@@ -10,6 +10,7 @@
 #include <ev.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /// Callback type shared by every watcher: `revents` are libev's EV_* bits.
 typedef void (*clibev_callback)(struct ev_loop *loop, void *watcher, int revents);
@@ -84,6 +85,20 @@ int clibev_signal_catch(int signum);
 /// How many times this process is a forked child (a `pthread_atfork` child handler counts):
 /// a loop that sees another value than when it made its kernel objects is in a child.
 unsigned clibev_fork_generation(void);
+
+/// Child processes (a child source's pidfd and reaping; glibc before 2.36 has no
+/// `pidfd_open` wrapper, and Swift cannot call the variadic `syscall`).
+///
+/// `pidfd_open(pid, 0)`: a descriptor (close-on-exec) that becomes readable when the
+/// process exits. Returns it, or -1 with errno set (ENOSYS before Linux 5.3).
+int clibev_pidfd_open(pid_t pid);
+/// `waitid(WEXITED | WNOHANG)` on one child: the pidfd `pidfd` (`P_PIDFD`, Linux 5.4) when it
+/// is not negative, otherwise the pid `pid` (`P_PID`); with `peek` nonzero, `WNOWAIT` too
+/// (the child stays waitable). Returns 1 when the child has exited (`*code`: `CLD_EXITED`,
+/// `CLD_KILLED` or `CLD_DUMPED`; `*status`: its exit status or the signal), 0 when it has
+/// not yet, -1 with errno set (ECHILD: not a child of this process, or reaped already;
+/// EINVAL from `P_PIDFD` before Linux 5.4).
+int clibev_child_wait(pid_t pid, int pidfd, int peek, int *code, int *status);
 
 /// `clock_gettime(CLOCK_MONOTONIC)` in nanoseconds.
 int64_t clibev_monotonic_ns(void);

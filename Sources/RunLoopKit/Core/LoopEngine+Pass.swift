@@ -77,7 +77,8 @@ extension LoopEngine {
             if !poll { notify(.beforeWaiting, state) }
             let waited = !mainQueueFirst
             if waited {
-                wait(in: state, until: deadline, polling: poll || hasRunnableJobs(state), polled: mainQueueCheck == .polled)
+                wait(in: state, until: deadline, polling: poll || hasRunnableJobs(state) || hasReadySource(state),
+                     polled: mainQueueCheck == .polled)
             }
             // CF's `__CFRunLoopSetIgnoreWakeUps`: the loop is awake and will check its inbox,
             // sources and timers before it sleeps again, so wakes until the next pass are dropped.

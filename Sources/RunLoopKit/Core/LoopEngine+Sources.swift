@@ -11,9 +11,12 @@ extension LoopEngine: BackendEvents {
     /// own (an invalidate that comes later finds the loop and removes the source).
     func addOnLoopThread(_ source: EVSource, forMode mode: Mode) {
         guard source.isValid else { return }
-        if let number = source.kind.signalNumber, source.watchToken < 0 {
+        if let number = source.caughtSignal, source.watchToken < 0 {
             source.watchToken = watches.claim(source)
             backend.watch(.signal(number), token: source.watchToken)
+            // A child that exited before SIGCHLD was caught sent its signal to no one: the
+            // source checks its child at the first pass of one of its modes.
+            if source.watchesChildBySignal { ready(source.watchToken) }
         }
         if mode == .common { commonSources.insert(source) }
         for state in states(for: mode) { insert(source, into: state) }
@@ -83,7 +86,9 @@ extension LoopEngine: BackendEvents {
             failStaleWatches(of: fd, in: state)
         }
         source.watchToken = watches.claim(source)
-        backend.watch(.descriptor(fd, interest: source.readiness), token: source.watchToken)
+        // A child source's pidfd becomes readable when the child exits.
+        let interest = source.kind.fileDescriptor == nil ? .read : source.readiness
+        backend.watch(.descriptor(fd, interest: interest), token: source.watchToken)
         watchesPerDescriptor[index] += 1
     }
 
@@ -171,9 +176,10 @@ extension LoopEngine: BackendEvents {
         return handled
     }
 
-    /// Fires the descriptor and signal sources of `state` that became ready during the wait,
-    /// in the order they were added to `state`; with `stopAfterSource`, only the first.
-    /// Ready sources of other modes stay ready until one of their modes runs.
+    /// Fires the descriptor, signal and child sources of `state` that became ready during the
+    /// wait, in the order they were added to `state`; with `stopAfterSource`, only the first.
+    /// Ready sources of other modes stay ready until one of their modes runs. A child source
+    /// fires only once its child exited (and was reaped: ``EVSource/takeChildExit()``).
     func fireKernelSources(_ state: ModeState, stopAfterSource: Bool) -> Bool {
         guard !readySources.isEmpty else { return false }
         if readySources.count == 1 { return fireOnlyReadySource(state) }
@@ -189,14 +195,17 @@ extension LoopEngine: BackendEvents {
         }
         if due.count > 1 { due.sort { $0.sequence < $1.sequence } }
         var handled = false
+        var taken = false
         for (source, _) in due where source.isReady && source.isValid {
             source.isReady = false
+            taken = true
+            guard source.takeChildExit() else { continue }  // a SIGCHLD for another child
             fire(source)
             handled = true
             if stopAfterSource { break }
         }
-        // One sweep for the sources fired (a nested run may have fired or re-reported some).
-        if handled { readySources.removeAll { !$0.isReady } }
+        // One sweep for the sources taken (a nested run may have fired or re-reported some).
+        if taken { readySources.removeAll { !$0.isReady } }
         return handled
     }
 
@@ -218,8 +227,18 @@ extension LoopEngine: BackendEvents {
             return false
         }
         source.isReady = false
+        guard source.takeChildExit() else { return false }  // a SIGCHLD for another child
         fire(source)
         return true
+    }
+
+    /// Whether a source of `state` was reported ready and has not fired: a signal or child
+    /// exit that came while another mode ran (or a child source's first check), or a source
+    /// left by `stopAfterSource`. The coming wait then only polls, as CF's wait returns at
+    /// once for a message queued on a port of the mode.
+    func hasReadySource(_ state: ModeState) -> Bool {
+        guard !readySources.isEmpty else { return false }
+        return readySources.contains { $0.isReady && $0.isValid && $0.modes.contains { $0 === state } }
     }
 
     func fire(_ source: EVSource) {

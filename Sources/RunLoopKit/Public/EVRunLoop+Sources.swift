@@ -1,9 +1,10 @@
 extension EVRunLoop {
     /// Adds `source` to `mode` (or to every common mode, for ``Mode/common``). A signal
-    /// source starts catching its signal now. Safe from any thread.
+    /// source starts catching its signal now (a child source on a kernel without pidfds,
+    /// `SIGCHLD`). Safe from any thread.
     ///
-    /// - Precondition: the source is valid, not added to another loop, and — for descriptor
-    ///   and signal sources — the loop is not on an ``EVVirtualClock``.
+    /// - Precondition: the source is valid, not added to another loop, and — for descriptor,
+    ///   signal and child sources — the loop is not on an ``EVVirtualClock``.
     ///
     /// - Parameters:
     ///   - source: the source; it serves this loop only from now on.

@@ -1,8 +1,9 @@
 import Glibc
 import Synchronization
 
-/// An input source: a manual event, a readable or writable file descriptor, or a POSIX
-/// signal, whose handler runs in the sources phase of a run of one of its modes.
+/// An input source: a manual event, a readable or writable file descriptor, a POSIX signal
+/// or a child process's exit, whose handler runs in the sources phase of a run of one of its
+/// modes.
 ///
 /// - Manual: ``signal()`` marks it, ``EVRunLoop/wakeUp()`` makes a sleeping loop notice it
 ///   (CF's version-0 source: `CFRunLoopSourceSignal` then `CFRunLoopWakeUp`). Signalled
@@ -23,21 +24,30 @@ import Synchronization
 ///   for several signals (the kernel itself keeps at most one pending instance of a
 ///   standard signal). Every loop with a source for a signal gets each arrival: sources on
 ///   several loops (two libraries in one program that both want `SIGTERM`) each fire.
+/// - Child process: fires once, after the child exited, with ``childExit`` set; the source
+///   has reaped the child (no zombie is left) and is invalid by then. It waits for its own
+///   child only, never another's. See ``init(childProcess:label:handler:)``.
 ///
 /// The corresponding CFRunLoop type is `CFRunLoopSource` (version 0 for manual sources;
-/// CFFileDescriptor and dispatch signal sources for the others).
+/// CFFileDescriptor and dispatch signal sources for the others; CF has no process source,
+/// libev's `ev_child`, sd-event's `sd_event_add_child_pidfd` and GLib's `g_child_watch_add`
+/// are the counterparts of a child source).
 public final class EVSource: @unchecked Sendable {
-    // Safe to share: `kind`, `order`, `label`, `handler` and the descriptor's identity never
-    // change; `signalTime`, `descriptorClosed` and `link` (validity and loop) are atomic;
-    // `isReady`, `error`, the mode list and `fileWatch`'s state are used only on the loop's
-    // thread (cross-thread calls go through the loop's inbox).
+    // Safe to share: `kind`, `order`, `label`, `handler`, the descriptor's identity and the
+    // child's pidfd never change; `signalTime`, `descriptorClosed` and `link` (validity and
+    // loop) are atomic; `isReady`, `error`, `childExit`, the mode list and `fileWatch`'s
+    // state are used only on the loop's thread (cross-thread calls go through the loop's
+    // inbox).
 
-    /// What a source waits for: a manual event, a file descriptor or a POSIX signal.
+    /// What a source waits for: a manual event, a file descriptor, a POSIX signal or a
+    /// child process's exit.
     ///
-    /// A struct with static members rather than an enum, so that new kinds of source (a
-    /// process exit, say) can be added without breaking code that inspects a kind.
+    /// A struct with static members rather than an enum, so that new kinds of source can be
+    /// added without breaking code that inspects a kind.
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
-        enum Storage: Hashable { case manual, fileDescriptor(Int32), signal(Int32), fileChanges(String) }
+        enum Storage: Hashable {
+            case manual, fileDescriptor(Int32), signal(Int32), fileChanges(String), childProcess(pid_t)
+        }
         let storage: Storage
 
         /// Fires when ``EVSource/signal()`` was called (CF version-0 source).
@@ -48,6 +58,9 @@ public final class EVSource: @unchecked Sendable {
         public static func signal(_ number: Int32) -> Kind { Kind(storage: .signal(number)) }
         /// Fires after the file or directory at `path` changed (inotify, libev's `ev_stat`).
         public static func fileChanges(_ path: String) -> Kind { Kind(storage: .fileChanges(path)) }
+        /// Fires once the child process exited, and reaps it (libev's `ev_child`, sd-event's
+        /// `sd_event_add_child_pidfd`, GLib's `g_child_watch_add`).
+        public static func childProcess(_ pid: pid_t) -> Kind { Kind(storage: .childProcess(pid)) }
 
         /// The descriptor of a descriptor source; nil for other kinds.
         public var fileDescriptor: Int32? {
@@ -62,13 +75,21 @@ public final class EVSource: @unchecked Sendable {
             if case .fileChanges(let path) = storage { path } else { nil }
         }
 
-        /// `manual`, `fileDescriptor(n)`, `signal(n)` or `fileChanges(path)`.
+        /// The process id of a child source; nil for other kinds (libev's `ev_child.pid`,
+        /// sd-event's `sd_event_source_get_child_pid`, GLib's `GPid`).
+        public var processIdentifier: pid_t? {
+            if case .childProcess(let pid) = storage { pid } else { nil }
+        }
+
+        /// `manual`, `fileDescriptor(n)`, `signal(n)`, `fileChanges(path)` or
+        /// `childProcess(pid)`.
         public var description: String {
             switch storage {
             case .manual: "manual"
             case .fileDescriptor(let fd): "fileDescriptor(\(fd))"
             case .signal(let number): "signal(\(number))"
             case .fileChanges(let path): "fileChanges(\(path))"
+            case .childProcess(let pid): "childProcess(\(pid))"
             }
         }
     }
@@ -106,8 +127,11 @@ public final class EVSource: @unchecked Sendable {
     /// For a descriptor source: the file it was made for (device and inode), to notice
     /// that its number now names another file.
     private let descriptorIdentity: (device: UInt, inode: UInt)?
-    /// Whether ``invalidate()`` closes the descriptor.
+    /// Whether ``invalidate()`` closes the descriptor (a child source's pidfd, always).
     private let closesDescriptor: Bool
+    /// A child source's pidfd, watched for readability (the child exited); -1 for other
+    /// kinds, and for a child source that watches `SIGCHLD` instead.
+    private let pidfd: Int32
     private let descriptorClosed = Atomic<Bool>(false)
 
     /// Why a descriptor source stopped: set (and the source invalidated) when its descriptor
@@ -119,14 +143,23 @@ public final class EVSource: @unchecked Sendable {
     /// A file source's inotify instance and what it collected; nil for other kinds.
     let fileWatch: FileWatch?
 
+    /// How a child source's child ended: set, and the child reaped, just before the handler
+    /// runs; nil before, for other kinds, and when ``error`` says why the child could not
+    /// be waited for (another part of the program reaped it). Loop thread only.
+    ///
+    /// The corresponding libev field is `ev_child`'s `rstatus`; GLib passes it to the
+    /// `GChildWatchFunc`, sd-event in the `siginfo_t` of its handler.
+    public internal(set) var childExit: ChildExit?
+
     var isManual: Bool { kind == .manual }
 
     init(
         kind: Kind, order: Int, label: String?, descriptorIdentity: (device: UInt, inode: UInt)? = nil,
-        closesDescriptor: Bool = false, readiness: Readiness = [], fileWatch: FileWatch? = nil,
+        closesDescriptor: Bool = false, readiness: Readiness = [], fileWatch: FileWatch? = nil, pidfd: Int32 = -1,
         handler: @escaping @Sendable (EVSource) -> Void
     ) {
         self.kind = kind
+        self.pidfd = pidfd
         self.interest = Atomic(readiness.rawValue)
         self.order = order
         self.label = label
@@ -243,9 +276,9 @@ public final class EVSource: @unchecked Sendable {
         return nil
     }
 
-    /// The descriptor the loop watches for the source: a descriptor source's, or a file
-    /// source's inotify instance.
-    var fileDescriptor: Int32? { kind.fileDescriptor ?? fileWatch?.descriptor }
+    /// The descriptor the loop watches while a mode holding the source runs: a descriptor
+    /// source's, a file source's inotify instance, or a child source's pidfd.
+    var fileDescriptor: Int32? { pidfd >= 0 ? pidfd : kind.fileDescriptor ?? fileWatch?.descriptor }
 
     /// Records that the descriptor is not the source's to close any more: it was closed
     /// elsewhere, and its number may now be another file's.
@@ -283,6 +316,102 @@ public final class EVSource: @unchecked Sendable {
                 "EVSource(signal:): signal \(number) cannot be caught (SIGKILL and SIGSTOP never can; "
                     + "32 and 33 belong to the C library's threads)")
         self.init(kind: .signal(number), order: 0, label: label, handler: handler)
+    }
+
+    /// How a child process ended: it exited with a status, or a signal terminated it.
+    ///
+    /// The corresponding values are libev's `WIFEXITED`/`WEXITSTATUS` and
+    /// `WIFSIGNALED`/`WTERMSIG` of `ev_child`'s `rstatus` (sd-event and GLib hand over the
+    /// same wait status).
+    public enum ChildExit: Sendable, Hashable, CustomStringConvertible {
+        /// The child called `exit` (or returned from `main`) with this status, 0...255
+        /// (`WIFEXITED` and `WEXITSTATUS` of libev's `rstatus`; `CLD_EXITED` in sd-event's
+        /// `siginfo_t`).
+        case exited(Int32)
+        /// The signal that terminated the child (`SIGKILL`, `SIGTERM`, ...), whether or not
+        /// it dumped core (`WIFSIGNALED` and `WTERMSIG`; `CLD_KILLED` or `CLD_DUMPED`).
+        case signalled(Int32)
+
+        /// Whether the child exited with status 0 (GLib's `g_spawn_check_wait_status`
+        /// without an error).
+        public var isSuccess: Bool { self == .exited(0) }
+
+        /// `exited(status)` or `signalled(signal)`, as a log line would show it (no
+        /// counterpart: libev and GLib hand over the raw wait status).
+        public var description: String {
+            switch self {
+            case .exited(let status): "exited(\(status))"
+            case .signalled(let signal): "signalled(\(signal))"
+            }
+        }
+    }
+
+    /// Creates a source that fires once, on the loop's thread, after the child process `pid`
+    /// exited: the source reaps the child (no zombie is left), sets ``childExit`` and is
+    /// invalid when the handler runs. It fires in the sources phase of a pass of a mode that
+    /// holds it: a child that exits while other modes run is reported when one of its modes
+    /// runs again.
+    ///
+    /// The source waits for `pid` only, never for another child: the program's other
+    /// children stay for whoever started them to reap. It watches a pidfd where the kernel
+    /// has `pidfd_open` (Linux 5.3; `waitid` on it, 5.4), and `SIGCHLD` otherwise (then
+    /// `waitpid(pid, WNOHANG)` at each arrival). A source invalidated before the child exits
+    /// leaves the child unreaped. If another part of the program reaps the child first (a
+    /// `waitpid(-1)`), the handler is called once with ``error`` set and ``childExit`` nil.
+    ///
+    /// - Parameters:
+    ///   - pid: a child of this process, from `posix_spawn`, `fork` or `Process`, not reaped
+    ///     yet (a child that already exited is reported at the first pass).
+    ///   - label: a name for ``EVRunLoop/Trace``.
+    ///   - handler: the callout, given the source, on the loop's thread.
+    /// - Throws: ``EVRunLoop/Error`` naming `waitid` when `pid` is not a child of this
+    ///   process (or was reaped already), or naming `pidfd_open` when no descriptor is left.
+    /// - Precondition: `pid` is positive.
+    ///
+    /// CF has no process source. The corresponding libev watcher is `ev_child` (which reaps
+    /// with `waitpid(-1)`, any child, on the default loop only), sd-event's is
+    /// `sd_event_add_child_pidfd`, GLib's `g_child_watch_add`.
+    public convenience init(
+        childProcess pid: pid_t, label: String? = nil, handler: @escaping @Sendable (EVSource) -> Void
+    ) throws(EVRunLoop.Error) {
+        try self.init(childProcess: pid, usingPidfd: true, label: label, handler: handler)
+    }
+
+    /// ``init(childProcess:label:handler:)``, with `usingPidfd: false` forcing the `SIGCHLD`
+    /// path that kernels without `pidfd_open` take (for its tests).
+    convenience init(
+        childProcess pid: pid_t, usingPidfd: Bool, label: String? = nil,
+        handler: @escaping @Sendable (EVSource) -> Void
+    ) throws(EVRunLoop.Error) {
+        let call = "EVSource(childProcess: \(pid))"
+        require(pid > 0, "\(call): process id \(pid) is not positive")
+        try ChildProcess.checkIsChild(pid, call: call)
+        var pidfd: Int32 = -1
+        if usingPidfd, let fd = try ChildProcess.openDescriptor(pid, call: call) { pidfd = fd }
+        self.init(kind: .childProcess(pid), order: 0, label: label, closesDescriptor: pidfd >= 0,
+                  pidfd: pidfd, handler: handler)
+    }
+
+    /// Whether this is a child source that learns of the exit from `SIGCHLD` (no pidfd).
+    var watchesChildBySignal: Bool { pidfd < 0 && kind.processIdentifier != nil }
+
+    /// The signal the loop catches for this source from its add to its invalidation: a
+    /// signal source's, or `SIGCHLD` for a child source without a pidfd; nil otherwise.
+    var caughtSignal: Int32? { kind.signalNumber ?? (watchesChildBySignal ? SIGCHLD : nil) }
+
+    /// For a child source reported ready: reaps the child if it exited, sets ``childExit``
+    /// (or ``error``, when the child cannot be waited for) and invalidates the source;
+    /// returns whether the source fires now (false while the child runs: a `SIGCHLD` for
+    /// another child). True for every other kind. Loop thread only.
+    func takeChildExit() -> Bool {
+        guard let pid = kind.processIdentifier else { return true }
+        switch ChildProcess.reap(pid, pidfd: pidfd, call: "EVSource(childProcess: \(pid))") {
+        case .running: return false
+        case .exited(let exit): childExit = exit
+        case .failed(let failure): error = failure
+        }
+        invalidate()
+        return true
     }
 
     /// Marks a manual source as ready to fire and records when (a source signalled again
