@@ -74,10 +74,14 @@ extension LoopEngine {
             let mainQueueCheck = mainQueueBeforeWaiting(&mainQueuePort)
             let mainQueueFirst = mainQueueCheck == .serviceNow
             let poll = handled || polling || mainQueueFirst
-            if !poll { notify(.beforeWaiting, state) }
+            // Idle sources (libev's ev_idle): the pass polls where it would wait, and fires
+            // them if the poll found nothing.
+            let idle = !handled && !mainQueueFirst && state.hasIdleSources
+            if !poll && !idle { notify(.beforeWaiting, state) }
             let waited = !mainQueueFirst
             if waited {
-                wait(in: state, until: deadline, polling: poll || hasRunnableJobs(state) || hasReadySource(state),
+                wait(in: state, until: deadline,
+                     polling: poll || idle || hasRunnableJobs(state) || hasReadySource(state),
                      polled: mainQueueCheck == .polled)
             }
             // CF's `__CFRunLoopSetIgnoreWakeUps`: the loop is awake and will check its inbox,
@@ -85,7 +89,8 @@ extension LoopEngine {
             shared.ignoreWakeUps.store(true, ordering: .releasing)
             drainInbox()
             markWake(deadline: waited ? backend.expiredDeadline : nil)
-            if !poll { notify(.afterWaiting, state) }
+            if !poll && !idle { notify(.afterWaiting, state) }
+            if idle && nothingArrived(in: state) { fireIdleSources(state) }
 
             if wallClockWasSet { realignTimers() }
             fireDueTimers(state)
@@ -99,6 +104,18 @@ extension LoopEngine {
             drainInbox()  // a block performed from another thread keeps the mode alive, as in CF
             if isEmpty(state) { return .finished }
         }
+    }
+
+    /// Whether the poll that stood for an idle pass's wait found nothing to do: no event
+    /// collected, no timer of the mode due, no source ready, no job to run.
+    private func nothingArrived(in state: ModeState) -> Bool {
+        !backend.collectedEvents && !hasReadySource(state) && !hasRunnableJobs(state)
+            && state.timers.wake.first.nanoseconds > backend.now().nanoseconds
+    }
+
+    /// Fires the idle sources of `state` in ascending order (each still valid and in the mode).
+    private func fireIdleSources(_ state: ModeState) {
+        for source in state.idleSources where source.isValid && state.contains(source) { fire(source) }
     }
 
     /// Waits until the run's `deadline` or the mode's next timer wake, whichever is first;

@@ -24,6 +24,7 @@ final class ModeState {
     @exclusivity(unchecked) var timers = TimerQueue()
     @exclusivity(unchecked) private var manualSet = Members<EVSource>()
     @exclusivity(unchecked) private var kernelSet = Members<EVSource>()
+    @exclusivity(unchecked) private var idleSet = Members<EVSource>()
 
     init(mode: EVRunLoop.Mode, engine: LoopEngine) {
         self.mode = mode
@@ -54,6 +55,10 @@ final class ModeState {
     var hasManualSources: Bool { !manualSet.isEmpty }
     /// Manual sources sorted by `order`, equal orders in the order they were added.
     var manualSources: [EVSource] { manualSet.elements }
+    /// Whether the mode has idle sources (checked before building their sorted list).
+    var hasIdleSources: Bool { !idleSet.isEmpty }
+    /// Idle sources sorted by `order`, equal orders in the order they were added.
+    var idleSources: [EVSource] { idleSet.elements }
     /// Descriptor and signal sources, in the order they were added.
     var kernelSources: [EVSource] { kernelSet.elements }
     /// Descriptor and signal sources in no particular order (no sort).
@@ -65,7 +70,7 @@ final class ModeState {
     /// True when the mode has nothing that can fire: no timers and no sources.
     /// Observers do not count, as in CF's `__CFRunLoopModeIsEmpty`.
     var hasNoTimersOrSources: Bool {
-        timers.isEmpty && manualSet.isEmpty && kernelSet.isEmpty
+        timers.isEmpty && manualSet.isEmpty && kernelSet.isEmpty && idleSet.isEmpty
     }
 
     // MARK: Observers
@@ -97,18 +102,22 @@ final class ModeState {
     // MARK: Sources
 
     func contains(_ source: EVSource) -> Bool {
-        source.isManual ? manualSet.contains(source) : kernelSet.contains(source)
+        source.isManual ? manualSet.contains(source) : source.isIdle ? idleSet.contains(source) : kernelSet.contains(source)
     }
 
     /// Adds `source`; returns false (changing nothing) if it is already in.
     @discardableResult
     func insert(_ source: EVSource) -> Bool {
-        source.isManual ? manualSet.insert(source, order: source.order) : kernelSet.insert(source)
+        if source.isManual { return manualSet.insert(source, order: source.order) }
+        if source.isIdle { return idleSet.insert(source, order: source.order) }
+        return kernelSet.insert(source)
     }
 
     func remove(_ source: EVSource) {
         if source.isManual {
             manualSet.remove(source)
+        } else if source.isIdle {
+            idleSet.remove(source)
         } else {
             kernelSet.remove(source)
         }

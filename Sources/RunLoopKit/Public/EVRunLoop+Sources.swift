@@ -12,7 +12,7 @@ extension EVRunLoop {
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopAddSource`.
     public func add(_ source: EVSource, forMode mode: Mode) {
-        require(source.isManual || backend.watchesKernelEvents,
+        require(source.isManual || source.isIdle || backend.watchesKernelEvents,
                 "EVRunLoop.add(_:forMode:): \(source.kind) sources need the real loop, not an EVVirtualClock loop")
         let onLoopThread = isOwnerThread
         switch source.link.claim(for: .passUnretained(shared)) {

@@ -1,9 +1,10 @@
 import Glibc
 import Synchronization
 
-/// An input source: a manual event, a readable or writable file descriptor, a POSIX signal
-/// or a child process's exit, whose handler runs in the sources phase of a run of one of its
-/// modes.
+/// An input source: a manual event, a readable or writable file descriptor, a POSIX signal,
+/// a file's changes or a child process's exit, whose handler runs in the sources phase of a
+/// run of one of its modes; or idle work (``idle(order:label:handler:)``), run where a pass
+/// would otherwise wait.
 ///
 /// - Manual: ``signal()`` marks it, ``EVRunLoop/wakeUp()`` makes a sleeping loop notice it
 ///   (CF's version-0 source: `CFRunLoopSourceSignal` then `CFRunLoopWakeUp`). Signalled
@@ -46,12 +47,14 @@ public final class EVSource: @unchecked Sendable {
     /// added without breaking code that inspects a kind.
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
         enum Storage: Hashable {
-            case manual, fileDescriptor(Int32), signal(Int32), fileChanges(String), childProcess(pid_t)
+            case manual, idle, fileDescriptor(Int32), signal(Int32), fileChanges(String), childProcess(pid_t)
         }
         let storage: Storage
 
         /// Fires when ``EVSource/signal()`` was called (CF version-0 source).
         public static let manual = Kind(storage: .manual)
+        /// Fires in every pass that would otherwise wait (libev's `ev_idle`).
+        public static let idle = Kind(storage: .idle)
         /// Fires when the descriptor is ready for the source's ``EVSource/readiness`` (`ev_io`).
         public static func fileDescriptor(_ fd: Int32) -> Kind { Kind(storage: .fileDescriptor(fd)) }
         /// Fires after the POSIX signal arrived (`ev_signal`).
@@ -81,11 +84,12 @@ public final class EVSource: @unchecked Sendable {
             if case .childProcess(let pid) = storage { pid } else { nil }
         }
 
-        /// `manual`, `fileDescriptor(n)`, `signal(n)`, `fileChanges(path)` or
+        /// `manual`, `idle`, `fileDescriptor(n)`, `signal(n)`, `fileChanges(path)` or
         /// `childProcess(pid)`.
         public var description: String {
             switch storage {
             case .manual: "manual"
+            case .idle: "idle"
             case .fileDescriptor(let fd): "fileDescriptor(\(fd))"
             case .signal(let number): "signal(\(number))"
             case .fileChanges(let path): "fileChanges(\(path))"
@@ -152,6 +156,7 @@ public final class EVSource: @unchecked Sendable {
     public internal(set) var childExit: ChildExit?
 
     var isManual: Bool { kind == .manual }
+    var isIdle: Bool { kind == .idle }
 
     init(
         kind: Kind, order: Int, label: String?, descriptorIdentity: (device: UInt, inode: UInt)? = nil,
@@ -183,6 +188,32 @@ public final class EVSource: @unchecked Sendable {
         order: Int = 0, label: String? = nil, handler: @escaping @Sendable (EVSource) -> Void
     ) {
         self.init(kind: .manual, order: order, label: label, handler: handler)
+    }
+
+    /// Creates an idle source: work that runs when the loop has nothing more urgent.
+    ///
+    /// While a mode holding idle sources runs, a pass that would wait polls instead, and if
+    /// the poll found nothing (no descriptor, signal or wake-up ready, no timer due, no job
+    /// to run), the idle sources fire, in ascending `order`, where the loop would have
+    /// slept: after the blocks and manual sources of the pass, before its timers and ready
+    /// sources. Such a pass does not wait, so it reports neither `beforeWaiting` nor
+    /// `afterWaiting`; a polling run (a zero timeout) fires them too. The loop never sleeps
+    /// while an idle source is in the running mode: invalidate or remove it when its work
+    /// is done. Idle callouts do not count as a handled source for
+    /// `returnAfterSourceHandled`.
+    ///
+    /// - Parameters:
+    ///   - order: the position among the idle sources of a mode (lower fires first).
+    ///   - label: a name for ``EVRunLoop/Trace``.
+    ///   - handler: the callout, given the source.
+    /// - Returns: the source, to add to a loop.
+    ///
+    /// CF has no idle source; the counterparts are libev's `ev_idle`, GLib's `g_idle_add`,
+    /// libuv's `uv_idle` and sd-event's post sources.
+    public static func idle(
+        order: Int = 0, label: String? = nil, handler: @escaping @Sendable (EVSource) -> Void
+    ) -> EVSource {
+        EVSource(kind: .idle, order: order, label: label, handler: handler)
     }
 
     /// What a descriptor source waits for: ``read``, ``write``, or both (`[.read, .write]`).
