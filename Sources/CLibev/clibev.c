@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
@@ -26,6 +27,26 @@ void clibev_watcher_set_data(void *w, void *data) { ((ev_watcher *)w)->data = da
 void *clibev_watcher_data(void *w) { return ((ev_watcher *)w)->data; }
 int clibev_is_active(void *w) { return ev_is_active((ev_watcher *)w); }
 int clibev_async_pending(ev_async *w) { return ev_async_pending(w); }
+
+int clibev_eventfd_create(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+int clibev_eventfd_signal(int fd) {
+    uint64_t one = 1;
+    return write(fd, &one, sizeof one) == sizeof one ? 0 : -1;
+}
+
+int clibev_backend_fd(struct ev_loop *loop) {
+    if (!(ev_backend(loop) & ev_embeddable_backends())) return -1;
+    struct ev_loop *outer = ev_loop_new(EVBACKEND_SELECT | EVFLAG_NOSIGMASK);
+    if (!outer) return -1;
+    ev_embed embed;
+    ev_embed_init(&embed, 0, loop);
+    ev_embed_start(outer, &embed);
+    int fd = embed.io.fd;
+    ev_embed_stop(outer, &embed);
+    ev_loop_destroy(outer);
+    return fd;
+}
 
 size_t clibev_io_size(void) { return sizeof(ev_io); }
 size_t clibev_async_size(void) { return sizeof(ev_async); }
@@ -78,6 +99,7 @@ struct clibev_signal_receiver {
     _Atomic uint64_t wanted;
     _Atomic uint64_t pending;
     _Atomic pid_t pid;
+    _Atomic int wake_fd;
     int slot;
 };
 
@@ -102,6 +124,11 @@ static void fan_out(int signum) {
         if (receiver && atomic_load(&receiver->pid) == self && (atomic_load(&receiver->wanted) & bit)) {
             atomic_fetch_or(&receiver->pending, bit);
             ev_async_send(receiver->loop, receiver->async);
+            int wake = atomic_load(&receiver->wake_fd);
+            if (wake >= 0) {
+                uint64_t one = 1;
+                (void)!write(wake, &one, sizeof one);
+            }
         }
         atomic_fetch_sub(&readers[slot], 1);
     }
@@ -114,6 +141,7 @@ clibev_signal_receiver *clibev_signal_receiver_new(struct ev_loop *loop, ev_asyn
     receiver->loop = loop;
     receiver->async = async;
     receiver->pid = getpid();
+    receiver->wake_fd = -1;
     receiver->slot = -1;
     pthread_mutex_lock(&receivers_lock);
     for (int slot = 0; slot < CLIBEV_SIGNAL_RECEIVERS; slot++) {
@@ -144,6 +172,10 @@ void clibev_signal_receiver_want(clibev_signal_receiver *receiver, int signum, i
     uint64_t bit = (uint64_t)1 << (signum - 1);
     if (wanted) atomic_fetch_or(&receiver->wanted, bit);
     else atomic_fetch_and(&receiver->wanted, ~bit);
+}
+
+void clibev_signal_receiver_set_wake(clibev_signal_receiver *receiver, int wake_fd) {
+    atomic_store(&receiver->wake_fd, wake_fd);
 }
 
 void clibev_signal_receiver_adopt(clibev_signal_receiver *receiver) { atomic_store(&receiver->pid, getpid()); }

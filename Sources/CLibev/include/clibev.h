@@ -27,6 +27,19 @@ int clibev_is_active(void *w);
 /// `ev_async_pending(w)`: nonzero when an `ev_async_send` has not been handled yet.
 int clibev_async_pending(ev_async *w);
 
+/// The descriptor of `loop`'s kernel backend (its epoll instance): readable whenever a
+/// descriptor the loop watches is ready (level-triggered), so another loop can poll it.
+/// libev exports no call for it; `ev_embed_start` is its one way to hand it out (it watches
+/// the embedded loop's backend descriptor with the embedding watcher's `io`), so this embeds
+/// `loop` for a moment in a throwaway `select` loop and reads that descriptor. Returns -1
+/// when `loop`'s backend cannot be embedded (none but epoll, kqueue or event ports can).
+int clibev_backend_fd(struct ev_loop *loop);
+
+/// `eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)`. Returns the fd, or -1 with errno set.
+int clibev_eventfd_create(void);
+/// Adds 1 to an eventfd's counter (async-signal-safe). Returns 0, or -1 with errno set.
+int clibev_eventfd_signal(int fd);
+
 /// Sizes of libev's watcher structs, so Swift can allocate them.
 size_t clibev_io_size(void);
 size_t clibev_async_size(void);
@@ -75,6 +88,10 @@ void clibev_signal_receiver_free(clibev_signal_receiver *receiver);
 void clibev_signal_receiver_want(clibev_signal_receiver *receiver, int signum, int wanted);
 /// The signals that arrived since the last call (bit `signum - 1`), cleared.
 uint64_t clibev_signal_receiver_take(clibev_signal_receiver *receiver);
+/// An eventfd the handler also writes for this receiver (-1: none): libev writes its wake
+/// pipe only while `ev_run` waits (`pipe_write_wanted`), so a loop another loop polls needs
+/// a descriptor of its own to turn readable when a signal arrives.
+void clibev_signal_receiver_set_wake(clibev_signal_receiver *receiver, int wake_fd);
 /// Makes the receiver answer to this process: a forked child's receivers (copies of the
 /// parent's) get no signals until their loop adopts the child.
 void clibev_signal_receiver_adopt(clibev_signal_receiver *receiver);
