@@ -258,11 +258,17 @@ struct ChildReaperTests {
             let warm = runChild()  // the loop's own descriptors are made here
             let before = openDescriptors()
             let allExited = (0..<200).allSatisfy { _ in runChild() }
-            let after = openDescriptors()
+            // The test harness's own threads may hold a descriptor for a moment: the fewest
+            // of a few counts is what stays open.
+            var after = openDescriptors()
+            for _ in 0..<5 where after > before {
+                usleep(20_000)
+                after = min(after, openDescriptors())
+            }
             var status: Int32 = 0
             let noChild = waitpid(-1, &status, WNOHANG) == -1 && errno == ECHILD
             print("descriptors \(before) → \(after); no child left: \(noChild)")
-            exit(warm && allExited && before == after && noChild ? 0 : 1)
+            exit(warm && allExited && after <= before && noChild ? 0 : 1)
         }
     }
 
