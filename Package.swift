@@ -11,6 +11,9 @@ let package = Package(
         .library(name: "RunLoopKitExperimental", targets: ["RunLoopKitExperimental"]),
         // A small dependency-free SVG line-chart writer: the examples' --plot, and the benchmark.
         .library(name: "SVGPlot", targets: ["SVGPlot"]),
+        // GLib both ways: a GMainContext hosted in a loop's modes, a loop attached to a
+        // GMainContext as a GSource. Only this product needs GLib.
+        .library(name: "RunLoopKitGLib", targets: ["RunLoopKitGLib"]),
     ],
     dependencies: [
         // The examples' command lines (the benchmark is its own package: Benchmarks/).
@@ -28,6 +31,20 @@ let package = Package(
             dependencies: ["CLibev"]
         ),
         .target(name: "SVGPlot"),
+        // GLib's main loop (<glib.h>, <glib-unix.h>), found through pkg-config.
+        .systemLibrary(
+            name: "CGLib",
+            pkgConfig: "glib-2.0",
+            providers: [.apt(["libglib2.0-dev"])]
+        ),
+        .target(
+            name: "RunLoopKitGLib",
+            dependencies: ["RunLoopKit", "CGLib"]
+        ),
+        .testTarget(
+            name: "RunLoopKitGLibTests",
+            dependencies: ["RunLoopKit", "RunLoopKitGLib", "CGLib"]
+        ),
         .testTarget(name: "SVGPlotTests", dependencies: ["SVGPlot"]),
         .target(
             name: "RunLoopKitExperimental",
