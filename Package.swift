@@ -45,6 +45,18 @@ let package = Package(
             name: "RunLoopKitGLibTests",
             dependencies: ["RunLoopKit", "RunLoopKitGLib", "CGLib"]
         ),
+        // GLib scenarios on the real main thread (EVRunLoop.main hosting GLib's default
+        // context, attached to it), run by GLibMainThreadTests.
+        .executableTarget(
+            name: "glib-main-probe",
+            dependencies: ["RunLoopKit", "RunLoopKitGLib", "CGLib"],
+            path: "Tests/GLibMainProbe"
+        ),
+        .testTarget(
+            name: "GLibMainThreadTests",
+            // The probe too, so that the tests find it built next to them.
+            dependencies: ["glib-main-probe", "ExampleTesting"]
+        ),
         .testTarget(name: "SVGPlotTests", dependencies: ["SVGPlot"]),
         .target(
             name: "RunLoopKitExperimental",
