@@ -228,6 +228,39 @@ struct HostContextTests {
         #expect(ranElsewhere)
     }
 
+    @Test("unhosting from a GLib callback releases the context once GLib's dispatch returns; GLib runs no more")
+    func unhostInsideACallback() {
+        let (ownedInCallback, ownedAfter, ranAfter) = onFreshThread { () -> (Bool, Bool, Int) in
+            let context = g_main_context_new()
+            defer { g_main_context_unref(context) }
+            let loop = loopOfThisThread()
+            let host = loop.host(context)
+            var ownedInCallback = false
+            var count = 0
+            let unhosting = GLibCall {
+                host.unhost()
+                ownedInCallback = g_main_context_is_owner(context) != 0
+                loop.stop()
+                return false
+            }
+            let repeating = GLibCall { count += 1; return true }
+            attachTimeout(20, to: context, unhosting)
+            let every5ms = attachTimeout(5, to: context, repeating)
+            defer { g_source_destroy(every5ms) }
+            loop.run(mode: .default, for: .seconds(5))
+            let countAtUnhost = count
+            let keepAlive = EVTimer(interval: 60, repeats: false) { _ in }
+            loop.add(keepAlive, forMode: .default)
+            loop.run(mode: .default, for: .milliseconds(100))
+            keepAlive.invalidate()
+            withExtendedLifetime([unhosting, repeating]) {}
+            return (ownedInCallback, g_main_context_is_owner(context) != 0, count - countAtUnhost)
+        }
+        #expect(ownedInCallback, "released while GLib was still dispatching")
+        #expect(!ownedAfter)
+        #expect(ranAfter == 0)
+    }
+
     @Test("with nothing due, a hosted context costs no wake: one wait for a one-second run")
     func idleHostDoesNotWake() {
         let (wakeups, passes, timerFires) = onFreshThread { () -> (Int, Int, Int) in
