@@ -58,9 +58,9 @@ CLOCK_SOAK_SECONDS ?= 120
 clock-soak: deps
 	scripts/clock-soak $(CLOCK_SOAK_SECONDS)
 
-# The DocC catalogues of both products, with every DocC warning an error.
+# The DocC catalogues of the three library products, with every DocC warning an error.
 docs: deps
-	$(SWIFT) package --disable-sandbox generate-documentation --target RunLoopKit --target RunLoopKitExperimental --warnings-as-errors
+	$(SWIFT) package --disable-sandbox generate-documentation --target RunLoopKit --target RunLoopKitExperimental --target RunLoopKitGLib --warnings-as-errors
 
 clean:
 	rm -rf .build Benchmarks/.build

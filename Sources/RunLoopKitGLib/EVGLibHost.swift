@@ -7,10 +7,10 @@ extension EVRunLoop {
     /// polling and no thread of their own.
     ///
     /// Before each wait of a run in a hosted mode (an observer of
-    /// ``EVRunLoop/Activity/beforeWaiting``, the last), GLib prepares and is queried: its
+    /// `beforeWaiting`, the last), GLib prepares and is queried: its
     /// descriptors become descriptor watches of the loop and its timeout a timer of the hosted
     /// modes, so the wait ends when GLib has work. After the wait (the first
-    /// ``EVRunLoop/Activity/afterWaiting`` observer) GLib checks, and its ready sources are
+    /// `afterWaiting` observer) GLib checks, and its ready sources are
     /// dispatched by a manual source of the hosted modes in the next pass, before the loop
     /// waits again; so a GLib callback may run the loop again (a nested run), and GLib's own
     /// iteration nests inside it. A run of a mode that is not hosted runs none of GLib's
@@ -23,14 +23,14 @@ extension EVRunLoop {
     /// thread may iterate the context meanwhile.
     ///
     /// - Precondition: called on the loop's thread; the loop waits on the kernel (not an
-    ///   ``EVVirtualClock`` loop); `modes` is not empty; the context is not owned by another
+    ///   `EVVirtualClock` loop); `modes` is not empty; the context is not owned by another
     ///   thread, not hosted already, and has no loop attached
-    ///   (``attach(to:)``). Each stops the program with a message naming this call.
+    ///   (`attach(to:mode:priority:)`). Each stops the program with a message naming this call.
     ///
     /// - Parameters:
     ///   - context: a `GMainContext *`, or nil for GLib's global default context (the one
     ///     `g_timeout_add`, `g_idle_add` and `g_unix_fd_add` use).
-    ///   - modes: where GLib runs; ``Mode/common`` (the default) stands for every common mode.
+    ///   - modes: where GLib runs; `.common` (the default) stands for every common mode.
     /// - Returns: the hosting, which lasts until its ``EVGLibHost/unhost()``.
     ///
     /// The corresponding GLib calls are those of one `g_main_context_iteration`:
@@ -53,8 +53,9 @@ extension EVRunLoop {
     }
 }
 
-/// GLib's `GMainContext` hosted in a run loop's modes (``EVRunLoop/host(_:in:)``): GLib's
-/// sources run whenever a run of one of those modes waits, until ``unhost()``.
+/// GLib's `GMainContext` hosted in a run loop's modes
+/// (``RunLoopKit/EVRunLoop/host(_:in:)``): GLib's sources run whenever a run of one of those
+/// modes waits, until ``unhost()``.
 ///
 /// The hosting keeps itself: the loop holds it until ``unhost()``, so the handle may be
 /// dropped. Loop thread only.
@@ -78,8 +79,8 @@ public final class EVGLibHost {
     /// Stops running GLib's sources: removes the observers, the timer, the descriptor watches
     /// and the dispatching source from the loop, and releases the context
     /// (`g_main_context_release`; inside a GLib callback, once GLib's dispatch returns). GLib
-    /// is left as it was before ``EVRunLoop/host(_:in:)``: its sources stay attached to the
-    /// context, for whoever iterates it next. Calling it again does nothing.
+    /// is left as it was before ``RunLoopKit/EVRunLoop/host(_:in:)``: its sources stay
+    /// attached to the context, for whoever iterates it next. Calling it again does nothing.
     ///
     /// - Precondition: called on the loop's thread.
     ///
