@@ -48,18 +48,19 @@ struct HostDefaultContextTests {
             added.add(g_idle_add(GLibCall.sourceFunc, idle.userData))
             added.add(g_timeout_add(100, GLibCall.sourceFunc, timeout.userData))
             added.add(g_unix_fd_add(readEnd, G_IO_IN, GLibCall.fdFunc, readable.userData))
-            added.add(g_timeout_add_seconds(1, GLibCall.sourceFunc, seconds.userData))
+            added.add(g_timeout_add_seconds(2, GLibCall.sourceFunc, seconds.userData))
             let result = loop.run(mode: .default, for: .seconds(10))
             withExtendedLifetime([idle, timeout, readable, seconds]) {}
             return (log.entries, timeoutAt, fdAt, secondsAt, result)
         }
         #expect(result == .stopped)
         #expect(log == ["idle", "timeout", "fd 1", "seconds"])
-        #expect(timeoutAt >= 0.1 && timeoutAt < 0.3, "g_timeout_add(100) ran after \(timeoutAt) s")
+        #expect(timeoutAt >= 0.1 && timeoutAt < 1, "g_timeout_add(100) ran after \(timeoutAt) s")
         // The write woke the loop: the descriptor's callback did not wait for the next timeout.
-        #expect(fdAt - timeoutAt < 0.2, "g_unix_fd_add's callback ran \(fdAt - timeoutAt) s after the write")
-        // GLib places second timeouts on a per-process phase of the second: 1 to 2 s.
-        #expect(secondsAt >= 1 && secondsAt < 3, "g_timeout_add_seconds(1) ran after \(secondsAt) s")
+        #expect(fdAt - timeoutAt < 1, "g_unix_fd_add's callback ran \(fdAt - timeoutAt) s after the write")
+        // GLib moves a seconds timeout's expiry to its per-process phase of the second (down
+        // when within the first quarter of a second after it, up otherwise): 1.75 to 2.75 s.
+        #expect(secondsAt >= 1.75 && secondsAt < 5, "g_timeout_add_seconds(2) ran after \(secondsAt) s")
     }
 
     @Test("a run in a mode GLib is not hosted in runs none of GLib's sources; the next hosted run does")
@@ -317,6 +318,6 @@ struct HostContextTests {
             return (ranOnLoopThread, ranAt - sentAt.value)
         }
         #expect(ranOnLoopThread)
-        #expect(latency >= 0 && latency < 0.5, "the idle ran \(latency) s after its attach")
+        #expect(latency >= 0 && latency < 2, "the idle ran \(latency) s after its attach")
     }
 }
