@@ -188,12 +188,21 @@ final class GLibHostState {
         finishUnhostIfDue()
     }
 
+    /// Dispatches what the check found ready; then, as GLib's own loop would, starts the next
+    /// iteration at once if a source is ready already (an idle that stays, a timeout due): it
+    /// is checked now and dispatched in the next pass, which then polls instead of waiting,
+    /// so a busy GLib costs one pass per iteration and no wake.
     private func dispatch() {
         guard isHosting else { return }
         dispatchPending = false
         glibDepth += 1
         context.dispatch()
+        let readyAgain = isHosting && context.iterateWithoutWaiting()
         glibDepth -= 1
+        if readyAgain {
+            dispatchPending = true
+            dispatcher?.signal()
+        }
         finishUnhostIfDue()
     }
 

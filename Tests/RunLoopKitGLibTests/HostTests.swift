@@ -262,6 +262,31 @@ struct HostContextTests {
         #expect(ranAfter == 0)
     }
 
+    @Test("a GLib idle that stays runs once a pass, without a wait per iteration")
+    func busyGLibDoesNotWaitPerIteration() {
+        let (callbacks, wakeups, passes) = onFreshThread { () -> (Int, Int, Int) in
+            let context = g_main_context_new()
+            defer { g_main_context_unref(context) }
+            let loop = loopOfThisThread()
+            let host = loop.host(context)
+            defer { host.unhost() }
+            var callbacks = 0
+            let idle = GLibCall { callbacks += 1; return true }
+            let source = g_idle_source_new()!
+            g_source_set_callback(source, GLibCall.sourceFunc, idle.userData, nil)
+            g_source_attach(source, context)
+            defer { g_source_destroy(source); g_source_unref(source) }
+            loop.resetStatistics()
+            loop.run(mode: .default, for: .milliseconds(200))
+            withExtendedLifetime(idle) {}
+            return (callbacks, loop.statistics.wakeups, loop.statistics.passes)
+        }
+        #expect(callbacks > 100)
+        // The first iteration waits (for nothing: GLib's idle is ready); the rest poll.
+        #expect(wakeups <= 2, "\(wakeups) waits for \(callbacks) idle callbacks")
+        #expect(passes <= callbacks + 3)
+    }
+
     @Test("with nothing due, a hosted context costs no wake: one wait for a one-second run")
     func idleHostDoesNotWake() {
         let (wakeups, passes, timerFires) = onFreshThread { () -> (Int, Int, Int) in
