@@ -6,17 +6,17 @@ extension EVRunLoop {
     /// watches and custom sources run whenever a run of one of those modes waits, with no
     /// polling and no thread of their own.
     ///
-    /// Before each wait of a run in a hosted mode (an observer of
-    /// `beforeWaiting`, the last), GLib prepares and is queried: its
-    /// descriptors become descriptor watches of the loop and its timeout a timer of the hosted
-    /// modes, so the wait ends when GLib has work. After the wait (the first
-    /// `afterWaiting` observer) GLib checks, and its ready sources are
-    /// dispatched by a manual source of the hosted modes in the next pass, before the loop
-    /// waits again; so a GLib callback may run the loop again (a nested run), and GLib's own
-    /// iteration nests inside it. A run of a mode that is not hosted runs none of GLib's
-    /// sources, as UIKit's tracking mode keeps default-mode timers out. Passes that poll
-    /// (a run with a zero timeout, the pass after one that fired a source) do not iterate
-    /// GLib; the next pass that waits does.
+    /// Before each wait of a run in a hosted mode (the last `beforeWaiting` observer), GLib
+    /// prepares and is queried: its descriptors become descriptor watches of the loop and its
+    /// timeout a timer of the hosted modes, so the wait ends when GLib has work. After the
+    /// wait (the first `afterWaiting` observer) GLib checks, and its ready sources are
+    /// dispatched by a block at the end of the pass, after the loop's due timers and ready
+    /// sources; so a GLib callback may run the loop again (a nested run), and GLib's own
+    /// iteration nests inside it. A source ready again right after a dispatch (an idle that
+    /// stays) is dispatched in the next pass, which polls instead of waiting. A run of a mode
+    /// that is not hosted runs none of GLib's sources, as UIKit's tracking mode keeps
+    /// default-mode timers out. Passes that poll otherwise (a run with a zero timeout, the
+    /// pass after one that fired a source) do not iterate GLib; the next pass that waits does.
     ///
     /// The loop acquires the context (`g_main_context_acquire`) until ``EVGLibHost/unhost()``:
     /// GLib's functions that require the context's owner work on this thread, and no other
@@ -77,7 +77,7 @@ public final class EVGLibHost {
     public var modes: [EVRunLoop.Mode] { state.modes }
 
     /// Stops running GLib's sources: removes the observers, the timer, the descriptor watches
-    /// and the dispatching source from the loop, and releases the context
+    /// and the dispatching source and block from the loop, and releases the context
     /// (`g_main_context_release`; inside a GLib callback, once GLib's dispatch returns). GLib
     /// is left as it was before ``RunLoopKit/EVRunLoop/host(_:in:)``: its sources stay
     /// attached to the context, for whoever iterates it next. Calling it again does nothing.
@@ -114,8 +114,13 @@ final class GLibHostState {
     private var timeoutTimer: EVTimer?
     /// Whether ``timeoutTimer`` is parked in the distant future.
     private var timeoutParked = true
-    /// Runs `g_main_context_dispatch` in the pass after a successful check.
+    /// Runs `g_main_context_dispatch` in the next pass when an iteration started right after a
+    /// dispatch found a source ready.
     private var dispatcher: EVSource?
+    /// Runs `g_main_context_dispatch` as a block of the running mode, queued by the check
+    /// after a wait: at the end of the same pass.
+    private var dispatchBlock: (@Sendable () -> Void)?
+    private let label: String
     /// GLib's descriptors, watched by the loop.
     private let watches: GLibWatches
 
@@ -124,6 +129,7 @@ final class GLibHostState {
         self.context = context
         self.modes = modes
         let label = "GLib 0x\(String(context.address, radix: 16))"
+        self.label = label
         watches = GLibWatches(modes: modes, label: label)
         // The last observer before the wait and the first after it: nothing else runs
         // between GLib's query and its check.
@@ -133,14 +139,15 @@ final class GLibHostState {
         checkObserver = EVObserver(activities: .afterWaiting, order: .min, label: "\(label) check") { _, _ in
             self.check()
         }
-        // Repeating, so that a fire does not invalidate it; every wait sets its date anew.
-        // GLib rounds its timeouts up to the millisecond, and its own poll() sleeps with the
-        // kernel's 50 µs timer slack: the same slack here, and no early-wake spinning.
-        timeoutTimer = EVTimer(interval: .seconds(Int64.max), repeats: true, tolerance: .microseconds(50),
+        // Repeating, so that a fire does not invalidate it; every wait sets its date anew. No
+        // tolerance: GLib's timeouts have none, and the loop's precise wake keeps their
+        // lateness near GLib's own poll() (ARCHITECTURE.md, "GLib").
+        timeoutTimer = EVTimer(interval: .seconds(Int64.max), repeats: true, tolerance: .zero,
                                label: "\(label) timeout") { _ in }
         dispatcher = EVSource(label: "\(label) dispatch", handler: EVRunLoop.isolated { (_: EVSource) in
             self.dispatch()
         })
+        dispatchBlock = EVRunLoop.isolated { self.dispatch() }
         for mode in modes {
             loop.add(prepareObserver!, forMode: mode)
             loop.add(checkObserver!, forMode: mode)
@@ -175,15 +182,17 @@ final class GLibHostState {
         timeoutParked = true
     }
 
-    /// After the wait: GLib's check; ready sources are dispatched in the next pass.
+    /// After the wait: GLib's check; ready sources are dispatched by a block of the running
+    /// mode, at the end of this pass (after the loop's due timers and ready sources: a block,
+    /// unlike the observer, may run the loop again and iterate GLib there).
     private func check() {
-        guard isHosting, context.isPrepared else { return }
+        guard isHosting, context.isPrepared, let loop else { return }
         glibDepth += 1
         let ready = context.check()
         glibDepth -= 1
-        if ready {
+        if ready, let mode = loop.currentMode, let dispatchBlock {
             dispatchPending = true
-            dispatcher?.signal()
+            loop.perform(inModes: [mode], label: "\(label) dispatch", dispatchBlock)
         }
         finishUnhostIfDue()
     }
@@ -216,7 +225,7 @@ final class GLibHostState {
         checkObserver?.invalidate()
         timeoutTimer?.invalidate()
         dispatcher?.invalidate()
-        (prepareObserver, checkObserver, timeoutTimer, dispatcher) = (nil, nil, nil, nil)
+        (prepareObserver, checkObserver, timeoutTimer, dispatcher, dispatchBlock) = (nil, nil, nil, nil, nil)
         watches.removeAll()
         releasePending = true
         finishUnhostIfDue()
