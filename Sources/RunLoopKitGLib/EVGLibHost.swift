@@ -71,9 +71,15 @@ public final class EVGLibHost {
     }
 
     /// Whether the loop still hosts the context.
+    ///
+    /// The corresponding GLib call is `g_main_loop_is_running` (and, for the ownership the
+    /// hosting holds, `g_main_context_is_owner` on the loop's thread).
     public var isHosting: Bool { state.isHosting }
 
     /// The modes the context is hosted in.
+    ///
+    /// GLib has no counterpart: its loop runs every source of the context; its priorities
+    /// (`g_source_set_priority`) order sources within an iteration instead.
     public var modes: [EVRunLoop.Mode] { state.modes }
 
     /// Stops running GLib's sources: removes the observers, the timer, the descriptor watches
