@@ -287,6 +287,38 @@ struct HostContextTests {
         #expect(passes <= callbacks + 3)
     }
 
+    @Test("hosted in named modes: GLib runs in a run of each, and not in a run of another")
+    func namedModes() {
+        let ran = onFreshThread { () -> [String] in
+            let context = g_main_context_new()
+            defer { g_main_context_unref(context) }
+            let loop = loopOfThisThread()
+            let host = loop.host(context, in: ["tracking", "modal"])
+            defer { host.unhost() }
+            let log = Log()
+            let keepAlive = EVTimer(interval: 60, repeats: false) { _ in }
+            loop.add(keepAlive, forMode: .default)
+            defer { keepAlive.invalidate() }
+            var calls: [GLibCall] = []
+            for mode: EVRunLoop.Mode in [.default, "tracking", .default, "modal"] {
+                let call = GLibCall { log.add("idle of \(mode) in \(loop.currentMode!)"); loop.stop(); return false }
+                calls.append(call)
+                attachIdle(to: context, call)
+                loop.run(mode: mode, for: .milliseconds(100))
+                log.add("run \(mode)")
+            }
+            withExtendedLifetime(calls) {}
+            return log.entries
+        }
+        // The idles attached before the default runs wait for the next hosted run.
+        #expect(ran == [
+            "run kCFRunLoopDefaultMode",
+            "idle of kCFRunLoopDefaultMode in tracking", "idle of tracking in tracking", "run tracking",
+            "run kCFRunLoopDefaultMode",
+            "idle of kCFRunLoopDefaultMode in modal", "idle of modal in modal", "run modal",
+        ])
+    }
+
     @Test("with nothing due, a hosted context costs no wake: one wait for a one-second run")
     func idleHostDoesNotWake() {
         let (wakeups, passes, timerFires) = onFreshThread { () -> (Int, Int, Int) in
