@@ -25,7 +25,7 @@ extension EVRunLoop {
     /// - Precondition: called on the loop's thread; the loop waits on the kernel (not an
     ///   `EVVirtualClock` loop); `modes` is not empty; the context is not owned by another
     ///   thread, not hosted already, and has no loop attached
-    ///   (`attach(to:mode:priority:)`). Each stops the program with a message naming this call.
+    ///   (``attach(to:mode:priority:)``). Each stops the program with a message naming this call.
     ///
     /// - Parameters:
     ///   - context: a `GMainContext *`, or nil for GLib's global default context (the one
