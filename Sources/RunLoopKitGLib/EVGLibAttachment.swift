@@ -56,7 +56,8 @@ extension EVRunLoop {
 /// while GLib iterates the context, the loop runs, until ``detach()``.
 ///
 /// The attachment keeps itself: the context holds the source until ``detach()``, so the
-/// handle may be dropped. Loop thread only.
+/// handle may be dropped. Loop thread only; detach before the loop's thread ends, since GLib
+/// records the thread as the context's owner until the release.
 ///
 /// The corresponding GLib object is the `GSource`; ``detach()`` is `g_source_destroy`.
 public final class EVGLibAttachment {

@@ -58,7 +58,8 @@ extension EVRunLoop {
 /// modes waits, until ``unhost()``.
 ///
 /// The hosting keeps itself: the loop holds it until ``unhost()``, so the handle may be
-/// dropped. Loop thread only.
+/// dropped. Loop thread only; unhost before the loop's thread ends, since GLib records the
+/// thread as the context's owner until the release.
 ///
 /// GLib has no counterpart; the hosting plays the part of `g_main_loop_run`, iterating the
 /// context with `g_main_context_prepare`, `g_main_context_query`, `g_main_context_check` and
