@@ -1,20 +1,25 @@
 # RunLoopKit — set-up and common tasks. `make demo` and `make test` install libev-dev
-# (Debian's package) when <ev.h> is missing, then build.
+# (Debian's package) when <ev.h> is missing, and libglib2.0-dev (the RunLoopKitGLib
+# product's) when <glib.h> is, then build.
 
 SWIFT ?= swift
 EV_HEADER ?= /usr/include/ev.h
+GLIB_HEADER ?= /usr/include/glib-2.0/glib.h
 
 .PHONY: demo test soak-tests clock-soak build bench docs deps clean
 
 # How many times `make soak-tests` runs the suite.
 RUNS ?= 20
 
-# Installs libev-dev when its header is missing (root on Debian/Ubuntu; sudo if present).
+# Installs libev-dev and libglib2.0-dev when their headers are missing (root on
+# Debian/Ubuntu; sudo if present).
 deps:
-	@if [ ! -f "$(EV_HEADER)" ]; then \
-		echo "RunLoopKit: <ev.h> missing, installing libev-dev"; \
+	@MISSING=""; \
+	if [ ! -f "$(EV_HEADER)" ]; then echo "RunLoopKit: <ev.h> missing, installing libev-dev"; MISSING="libev-dev"; fi; \
+	if [ ! -f "$(GLIB_HEADER)" ]; then echo "RunLoopKit: <glib.h> missing, installing libglib2.0-dev"; MISSING="$$MISSING libglib2.0-dev"; fi; \
+	if [ -n "$$MISSING" ]; then \
 		SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO="sudo"; \
-		$$SUDO apt-get update && $$SUDO apt-get install -y libev-dev; \
+		$$SUDO apt-get update && $$SUDO apt-get install -y $$MISSING; \
 	fi
 
 build: deps
@@ -53,9 +58,9 @@ CLOCK_SOAK_SECONDS ?= 120
 clock-soak: deps
 	scripts/clock-soak $(CLOCK_SOAK_SECONDS)
 
-# The DocC catalogues of both products, with every DocC warning an error.
+# The DocC catalogues of the three library products, with every DocC warning an error.
 docs: deps
-	$(SWIFT) package --disable-sandbox generate-documentation --target RunLoopKit --target RunLoopKitExperimental --warnings-as-errors
+	$(SWIFT) package --disable-sandbox generate-documentation --target RunLoopKit --target RunLoopKitExperimental --target RunLoopKitGLib --warnings-as-errors
 
 clean:
 	rm -rf .build Benchmarks/.build

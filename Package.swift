@@ -11,6 +11,9 @@ let package = Package(
         .library(name: "RunLoopKitExperimental", targets: ["RunLoopKitExperimental"]),
         // A small dependency-free SVG line-chart writer: the examples' --plot, and the benchmark.
         .library(name: "SVGPlot", targets: ["SVGPlot"]),
+        // GLib both ways: a GMainContext hosted in a loop's modes, a loop attached to a
+        // GMainContext as a GSource. Only this product needs GLib.
+        .library(name: "RunLoopKitGLib", targets: ["RunLoopKitGLib"]),
     ],
     dependencies: [
         // The examples' command lines (the benchmark is its own package: Benchmarks/).
@@ -28,6 +31,32 @@ let package = Package(
             dependencies: ["CLibev"]
         ),
         .target(name: "SVGPlot"),
+        // GLib's main loop (<glib.h>, <glib-unix.h>), found through pkg-config.
+        .systemLibrary(
+            name: "CGLib",
+            pkgConfig: "glib-2.0",
+            providers: [.apt(["libglib2.0-dev"])]
+        ),
+        .target(
+            name: "RunLoopKitGLib",
+            dependencies: ["RunLoopKit", "CGLib"]
+        ),
+        .testTarget(
+            name: "RunLoopKitGLibTests",
+            dependencies: ["RunLoopKit", "RunLoopKitGLib", "CGLib"]
+        ),
+        // GLib scenarios on the real main thread (EVRunLoop.main hosting GLib's default
+        // context, attached to it), run by GLibMainThreadTests.
+        .executableTarget(
+            name: "glib-main-probe",
+            dependencies: ["RunLoopKit", "RunLoopKitGLib", "CGLib"],
+            path: "Tests/GLibMainProbe"
+        ),
+        .testTarget(
+            name: "GLibMainThreadTests",
+            // The probe too, so that the tests find it built next to them.
+            dependencies: ["glib-main-probe", "ExampleTesting"]
+        ),
         .testTarget(name: "SVGPlotTests", dependencies: ["SVGPlot"]),
         .target(
             name: "RunLoopKitExperimental",

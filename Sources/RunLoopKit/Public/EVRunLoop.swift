@@ -139,7 +139,10 @@ public final class EVRunLoop: @unchecked Sendable {
     }
 
     /// Whether the calling thread is the one this loop runs on.
-    var isOwnerThread: Bool { ThreadLoops.currentID == owner }
+    package var isOwnerThread: Bool { ThreadLoops.currentID == owner }
+
+    /// Whether the loop waits on the kernel (descriptors and signals), not an ``EVVirtualClock``.
+    package var watchesKernelEvents: Bool { backend.watchesKernelEvents }
 
     func checkOwner(_ call: @autoclosure () -> String) {
         require(isOwnerThread,

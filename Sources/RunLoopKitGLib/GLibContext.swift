@@ -1,0 +1,101 @@
+internal import CGLib
+import Glibc
+
+/// A `GMainContext` as this module drives it: GLib's own iteration (`g_main_context_iterate`
+/// in gmain.c) cut at the wait, so that a run loop can do the waiting. With
+/// `GLibSource.swift`, one of the two files that call GLib.
+///
+/// One iteration is ``prepare()`` (GLib's prepare and query: the descriptors to watch and
+/// the timeout), the wait (the loop's), then ``check()`` (GLib's poll function with a zero
+/// timeout, so every descriptor's readiness is GLib's own reading, and GLib's check) and
+/// ``dispatch()``. The caller owns the context (`g_main_context_acquire`) for as long as
+/// it iterates it. Loop thread only.
+final class GLibContext {
+    /// The context, referenced (`g_main_context_ref`) for this object's life.
+    let pointer: OpaquePointer
+    /// What `g_main_context_query` filled in, reused from one iteration to the next (GLib's
+    /// `cached_poll_array`); `count` entries are valid.
+    private var records: [GPollFD] = Array(repeating: GPollFD(), count: 8)
+    private(set) var count = 0
+    /// The priority `g_main_context_prepare` reported, for the check.
+    private var maxPriority: Int32 = 0
+    /// Whether a query is waiting for its check: a check without one is skipped.
+    private(set) var isPrepared = false
+
+    /// The context `context` names, or GLib's global default context for nil (as GLib's
+    /// functions read `NULL`).
+    init(_ context: OpaquePointer?) {
+        pointer = context ?? g_main_context_default()
+        g_main_context_ref(pointer)
+    }
+
+    deinit { g_main_context_unref(pointer) }
+
+    /// The address, for messages and for the registry of contexts in use.
+    var address: UInt { UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(pointer))) }
+
+    /// `g_main_context_acquire`: makes the calling thread the context's owner (owners may
+    /// nest); false when another thread owns it.
+    func acquire() -> Bool { g_main_context_acquire(pointer) != 0 }
+
+    /// `g_main_context_release`: undoes one ``acquire()``.
+    func release() { g_main_context_release(pointer) }
+
+    /// GLib's prepare and query: the descriptors now in ``descriptor(at:)`` and the timeout
+    /// (milliseconds, rounded up by GLib; 0 when a source is ready, -1 for none).
+    func prepare() -> Int32 {
+        var priority: Int32 = 0
+        g_main_context_prepare(pointer, &priority)
+        maxPriority = priority
+        var timeout: Int32 = -1
+        while true {
+            let needed = records.withUnsafeMutableBufferPointer { buffer in
+                g_main_context_query(pointer, priority, &timeout, buffer.baseAddress, Int32(buffer.count))
+            }
+            if Int(needed) <= records.count {
+                count = Int(needed)
+                break
+            }
+            records = Array(repeating: GPollFD(), count: Int(needed))
+        }
+        isPrepared = true
+        return timeout
+    }
+
+    /// Starts an iteration that does not wait: prepare and query, then — when a source is
+    /// ready already (timeout 0) — the check; true when a source is ready to dispatch. An
+    /// iteration that would wait is left prepared-and-dropped, as GLib itself leaves one that
+    /// a new prepare replaces.
+    func iterateWithoutWaiting() -> Bool {
+        guard prepare() == 0 else {
+            isPrepared = false
+            return false
+        }
+        return check()
+    }
+
+    /// The descriptor of query record `index` and the conditions GLib waits for (`G_IO_IN`,
+    /// `G_IO_OUT`, `G_IO_PRI`: poll(2)'s bits).
+    func descriptor(at index: Int) -> (fd: Int32, events: Int16) {
+        (records[index].fd, Int16(bitPattern: records[index].events))
+    }
+
+    /// Reads every queried descriptor's readiness with the context's poll function and a zero
+    /// timeout, then GLib's check; true when a source is ready to dispatch. Does nothing
+    /// (false) without a ``prepare()`` since the last check.
+    func check() -> Bool {
+        guard isPrepared else { return false }
+        isPrepared = false
+        let poll = g_main_context_get_poll_func(pointer)
+        return records.withUnsafeMutableBufferPointer { buffer in
+            let fds = buffer.baseAddress
+            for index in 0..<count { buffer[index].revents = 0 }
+            if count > 0, let poll { _ = poll(fds, UInt32(count), 0) }
+            return g_main_context_check(pointer, maxPriority, fds, Int32(count)) != 0
+        }
+    }
+
+    /// `g_main_context_dispatch`: runs the callbacks of the sources the last check found
+    /// ready (none, if a nested iteration dispatched them meanwhile).
+    func dispatch() { g_main_context_dispatch(pointer) }
+}
