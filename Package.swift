@@ -44,6 +44,12 @@ let package = Package(
             path: "Examples/first-steps",
             exclude: ["README.md"]
         ),
+        // An async main with a loop on a thread of its own (EVRunLoop.startThread(name:)).
+        .executableTarget(
+            name: "loop-thread",
+            dependencies: ["RunLoopKit"],
+            path: "Examples/loop-thread"
+        ),
         // A tiny program that prints the activity sequence of a short real run.
         .executableTarget(
             name: "pass-trace",
