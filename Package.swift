@@ -185,8 +185,9 @@ let package = Package(
         ),
         .testTarget(
             name: "LoopThreadTests",
-            // The probe too, so that the tests find it built next to them.
-            dependencies: ["loop-thread-probe", "ExampleTesting"]
+            // The probe and the loop-thread example too, so that the tests find them built
+            // next to them.
+            dependencies: ["loop-thread-probe", "loop-thread", "ExampleTesting"]
         ),
         .testTarget(
             name: "MainThreadTests",
