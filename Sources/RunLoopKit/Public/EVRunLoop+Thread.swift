@@ -6,7 +6,8 @@ extension EVRunLoop {
     /// so what is added to ``Mode/common``) on that thread until ``shutdown()``, kept running
     /// while it holds nothing. This is how an async `main`, a library or a test gets a loop
     /// of its own: add timers and sources from any thread, pin actors to it
-    /// (``asUnownedSerialExecutor()``), sleep on its ``clock``.
+    /// (``asUnownedSerialExecutor()``), sleep on its ``clock``. A ``stop()`` ends the current
+    /// run, and the thread runs the mode again; only ``shutdown()`` ends the thread.
     ///
     /// ```swift
     /// let loop = EVRunLoop.startThread(name: "worker")
