@@ -73,6 +73,12 @@ let package = Package(
             path: "Examples/first-steps",
             exclude: ["README.md"]
         ),
+        // An async main with a loop on a thread of its own (EVRunLoop.startThread(name:)).
+        .executableTarget(
+            name: "loop-thread",
+            dependencies: ["RunLoopKit"],
+            path: "Examples/loop-thread"
+        ),
         // A tiny program that prints the activity sequence of a short real run.
         .executableTarget(
             name: "pass-trace",
@@ -215,8 +221,9 @@ let package = Package(
         ),
         .testTarget(
             name: "LoopThreadTests",
-            // The probe too, so that the tests find it built next to them.
-            dependencies: ["loop-thread-probe", "ExampleTesting"]
+            // The probe and the loop-thread example too, so that the tests find them built
+            // next to them.
+            dependencies: ["loop-thread-probe", "loop-thread", "ExampleTesting"]
         ),
         .testTarget(
             name: "MainThreadTests",

@@ -28,6 +28,8 @@ void *clibev_watcher_data(void *w) { return ((ev_watcher *)w)->data; }
 int clibev_is_active(void *w) { return ev_is_active((ev_watcher *)w); }
 int clibev_async_pending(ev_async *w) { return ev_async_pending(w); }
 
+int clibev_set_thread_name(const char *name) { return pthread_setname_np(pthread_self(), name); }
+
 int clibev_eventfd_create(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 
 int clibev_eventfd_signal(int fd) {

@@ -1,7 +1,7 @@
 // main-queue-probe: runs one main-loop scenario on the real main thread and prints its log,
 // one line per event, for MainThreadTests.
 //
-//     main-queue-probe <scenario> <ev|cf>
+//     main-queue-probe <scenario> <ev|polled|cf>
 //
 // The main loop services libdispatch's main queue only on the main thread, from a synchronous
 // main. Swift Testing runs tests off the main thread, after its async entry point has already
@@ -73,6 +73,47 @@ struct EVMainLoop: MainLoop {
 
     func stop() { loop.stop() }
     func addCommonMode(_ mode: String) { loop.addCommonMode(Self.mode(mode)) }
+}
+
+/// Whether `PolledMainLoop`'s poll() loop is on the stack: a run inside a callout is nested.
+let polledDriving = Atomic(false)
+
+/// `EVRunLoop.main` driven from a hand-written poll() loop through its poll descriptor, as
+/// another event loop would drive it; runs nested in callouts, and runs that never wait
+/// (zero seconds), are plain runs.
+struct PolledMainLoop: MainLoop {
+    let plain = EVMainLoop()
+
+    func observe(_ label: String, mode: String) { plain.observe(label, mode: mode) }
+    func addTimer(_ label: String, after seconds: Double, mode: String, callout: @escaping @Sendable () -> Void) {
+        plain.addTimer(label, after: seconds, mode: mode, callout: callout)
+    }
+    func stop() { plain.stop() }
+    func addCommonMode(_ mode: String) { plain.addCommonMode(mode) }
+
+    func run(_ mode: String, seconds: Double, returnAfterSourceHandled: Bool) {
+        guard seconds > 0, !polledDriving.load(ordering: .relaxed) else {
+            return plain.run(mode, seconds: seconds, returnAfterSourceHandled: returnAfterSourceHandled)
+        }
+        polledDriving.store(true, ordering: .relaxed)
+        defer { polledDriving.store(false, ordering: .relaxed) }
+        let loop = EVRunLoop.main
+        let deadline = loop.now + .nanoseconds(Int64(seconds * 1e9))
+        var watch = pollfd(fd: loop.pollDescriptor, events: Int16(POLLIN), revents: 0)
+        var result: EVRunLoop.RunResult?
+        while result == nil {
+            let wait = loop.preparePolledPass(mode: EVMainLoop.mode(mode), until: deadline,
+                                              returnAfterSourceHandled: returnAfterSourceHandled)
+            if loop.currentMode == nil, wait == .never {  // a mode with nothing to run
+                loop.endPolledRun()
+                result = .finished
+                break
+            }
+            _ = poll(&watch, 1, wait.milliseconds(from: loop.now))
+            result = loop.dispatchPolledPass()
+        }
+        log("return(\(result!))")
+    }
 }
 
 struct CFMainLoop: MainLoop {
@@ -247,9 +288,9 @@ if arguments == ["fork", "ev"] {
     exit(0)
 }
 guard arguments.count == 2, let scenario = scenarios[arguments.first!],
-      let loop: any MainLoop = ["ev": EVMainLoop(), "cf": CFMainLoop()][arguments.last!]
+      let loop: any MainLoop = ["ev": EVMainLoop(), "polled": PolledMainLoop(), "cf": CFMainLoop()][arguments.last!]
 else {
-    FileHandle.standardError.write(Data("usage: main-queue-probe <\(scenarios.keys.sorted().joined(separator: "|"))> <ev|cf>\n".utf8))
+    FileHandle.standardError.write(Data("usage: main-queue-probe <\(scenarios.keys.sorted().joined(separator: "|"))> <ev|polled|cf>\n".utf8))
     exit(2)
 }
 scenario(loop)

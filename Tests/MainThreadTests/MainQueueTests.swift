@@ -14,10 +14,10 @@ import Testing
         return result.stdout.split(separator: "\n").map(String.init)
     }
 
-    @Test("the main loop services the main queue as CFRunLoop's does",
-          arguments: ["queued", "fairness", "nested", "empty"])
-    func sameAsCoreFoundation(scenario: String) throws {
-        let ours = try Self.log(scenario, on: "ev")
+    @Test("the main loop services the main queue as CFRunLoop's does, run or driven by poll()",
+          arguments: ["queued", "fairness", "nested", "empty"], ["ev", "polled"])
+    func sameAsCoreFoundation(scenario: String, driver: String) throws {
+        let ours = try Self.log(scenario, on: driver)
         let reference = try Self.log(scenario, on: "cf")
         #expect(ours == reference)
         #expect(!ours.isEmpty)
@@ -37,8 +37,9 @@ import Testing
         ])
     }
 
-    @Test func dispatchMainActorAndMainActorRunAllRunOnTheMainThreadWithinOneRun() throws {
-        let ours = try Self.log("concurrency", on: "ev")
+    @Test(arguments: ["ev", "polled"])
+    func dispatchMainActorAndMainActorRunAllRunOnTheMainThreadWithinOneRun(driver: String) throws {
+        let ours = try Self.log("concurrency", on: driver)
         #expect(Set(ours) == [
             "async main=true", "asyncAfter main=true", "mainActorTask main=true",
             "MainActor.run main=true", "return(stopped)",

@@ -241,3 +241,26 @@ struct PolledLoopTests {
         #expect(standardError(result).contains("EVRunLoop.pollDescriptor: a loop on a virtual clock has no descriptor"))
     }
 }
+
+extension PolledLoopTests {
+    @Test("preparing again before the dispatch keeps what the first prepare collected")
+    func prepareTwice() {
+        let deadlines = onFreshThread { () -> [EVRunLoop.PollDeadline] in
+            let loop = EVRunLoop.current
+            let keepAlive = EVSource { _ in }
+            loop.add(keepAlive, forMode: .default)
+            let once = LoopBox(true)
+            // A wake sent in the pass's first half: the first prepare collects it.
+            loop.add(EVObserver(activities: .beforeWaiting) { _, _ in
+                if once.value { loop.wakeUp() }
+                once.value = false
+            }, forMode: .default)
+            let deadlines = [loop.preparePolledPass(), loop.preparePolledPass()]
+            loop.dispatchPolledPass()
+            loop.endPolledRun()
+            keepAlive.invalidate()
+            return deadlines
+        }
+        #expect(deadlines == [.now, .now])
+    }
+}

@@ -69,6 +69,9 @@ extern int _dispatch_get_main_queue_handle_4CF(void);
 /// eventfd again). Main thread only; returns at once when called inside itself.
 extern void _dispatch_main_queue_callback_4CF(void *msg);
 
+/// `pthread_setname_np(pthread_self(), name)` (at most 15 bytes). Returns 0 or an errno.
+int clibev_set_thread_name(const char *name);
+
 /// `pthread_sigmask(SIG_UNBLOCK, {signum})` on the calling thread. Returns 0 or an errno.
 int clibev_unblock_signal(int signum);
 

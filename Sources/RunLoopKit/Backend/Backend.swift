@@ -62,7 +62,8 @@ protocol Backend: AnyObject, Sendable {
     /// spinning), applies watch changes to the kernel's set and collects what is ready
     /// already, without sleeping. Returns the instant the descriptor becomes readable by
     /// the deadline (`.distantFuture` for none); ``collectedEvents`` or
-    /// ``foreignDeadlinePassed`` then tells whether there is no need to wait. Loop thread only.
+    /// ``foreignDeadlinePassed`` then tells whether there is no need to wait. Called again
+    /// before ``finishForeignWait(events:)``, it keeps what it collected. Loop thread only.
     func prepareForeignWait(_ wait: Wait, events: any BackendEvents) -> EVRunLoop.Instant
     /// Whether the deadline armed by ``prepareForeignWait(_:events:)`` has passed (its
     /// expiry was collected).

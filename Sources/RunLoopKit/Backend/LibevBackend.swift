@@ -373,9 +373,13 @@ final class LibevBackend: Backend, @unchecked Sendable {
     func prepareForeignWait(_ wait: Wait, events: any BackendEvents) -> EVRunLoop.Instant {
         self.events = events
         defer { self.events = nil }
-        expiredDeadline = nil
-        deadlineFired = false
-        otherEvent = false
+        // A foreign wait prepared again before it finished keeps what it collected (a wake
+        // consumed from the eventfd is gone from the kernel: only this flag remembers it).
+        if !foreignWaiting.load(ordering: .relaxed) {
+            expiredDeadline = nil
+            deadlineFired = false
+            otherEvent = false
+        }
         let target: Int64
         switch wait {
         case .poll: target = .min

@@ -47,6 +47,9 @@ public final class EVRunLoop: @unchecked Sendable {
 
     /// What other threads hand to the loop: its inbox, stop request and wake flags.
     let shared: LoopShared
+    /// The thread ``startThread(name:)`` made for the loop, if it made one; set once, by
+    /// that call, before it returns the loop.
+    let hostThread = Mutex<LoopThreadHost?>(nil)
 
     /// Records every activity and callout of this loop while set. Loop thread only.
     public var trace: Trace? {

@@ -3,7 +3,8 @@ import Glibc
 import RunLoopKit
 import Testing
 
-// Embedding.md and the doc comments of EVRunLoop+Polling.swift: run on a thread of their own.
+// Embedding.md and the doc comments of EVRunLoop+Polling.swift and EVRunLoop+Thread.swift
+// (the async main is Examples/loop-thread): run.
 @Suite struct EmbeddingSnippets {
     /// Runs `body` on a new thread and waits for it.
     static func onThread(_ body: @escaping @Sendable () -> Void) {
@@ -13,6 +14,17 @@ import Testing
             done.signal()
         }.start()
         done.wait()
+    }
+
+    @Test func loopThread() async {
+        // snippet: embedding-thread
+        let loop = EVRunLoop.startThread(name: "worker")
+        let timer = EVTimer(interval: 0.5, repeats: true, tolerance: 0.05) { _ in print("tick") }
+        loop.add(timer, forMode: .common)
+        try? await loop.clock.sleep(for: .seconds(2))
+        await loop.shutdown()
+        // end
+        timer.invalidate()
     }
 
     @Test func pollLoop() {
