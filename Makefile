@@ -68,7 +68,7 @@ gtk-deps: deps
 	@if ! command -v pkg-config > /dev/null || ! pkg-config --exists gtk4; then \
 		echo "RunLoopKit: GTK 4 missing, installing libgtk-4-dev"; \
 		SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO="sudo"; \
-		$$SUDO apt-get update && $$SUDO apt-get install -y pkg-config libgtk-4-dev; \
+		$$SUDO apt-get update && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y pkg-config libgtk-4-dev; \
 	fi
 
 gtk-demo: gtk-deps
