@@ -81,9 +81,9 @@ gtk-demo: gtk-deps
 		echo "RunLoopKit: its screenshot is .build-gtk/gtk-timers.png"; \
 	fi
 
-# The DocC catalogues of both products, with every DocC warning an error.
+# The DocC catalogues of the three library products, with every DocC warning an error.
 docs: deps
-	$(SWIFT) package --disable-sandbox generate-documentation --target RunLoopKit --target RunLoopKitExperimental --warnings-as-errors
+	$(SWIFT) package --disable-sandbox generate-documentation --target RunLoopKit --target RunLoopKitExperimental --target RunLoopKitGLib --warnings-as-errors
 
 clean:
 	rm -rf .build Benchmarks/.build Examples/gtk-timers/.build

@@ -6,31 +6,31 @@ extension EVRunLoop {
     /// watches and custom sources run whenever a run of one of those modes waits, with no
     /// polling and no thread of their own.
     ///
-    /// Before each wait of a run in a hosted mode (an observer of
-    /// ``EVRunLoop/Activity/beforeWaiting``, the last), GLib prepares and is queried: its
-    /// descriptors become descriptor watches of the loop and its timeout a timer of the hosted
-    /// modes, so the wait ends when GLib has work. After the wait (the first
-    /// ``EVRunLoop/Activity/afterWaiting`` observer) GLib checks, and its ready sources are
-    /// dispatched by a manual source of the hosted modes in the next pass, before the loop
-    /// waits again; so a GLib callback may run the loop again (a nested run), and GLib's own
-    /// iteration nests inside it. A run of a mode that is not hosted runs none of GLib's
-    /// sources, as UIKit's tracking mode keeps default-mode timers out. Passes that poll
-    /// (a run with a zero timeout, the pass after one that fired a source) do not iterate
-    /// GLib; the next pass that waits does.
+    /// Before each wait of a run in a hosted mode (the last `beforeWaiting` observer), GLib
+    /// prepares and is queried: its descriptors become descriptor watches of the loop and its
+    /// timeout a timer of the hosted modes, so the wait ends when GLib has work. After the
+    /// wait (the first `afterWaiting` observer) GLib checks, and its ready sources are
+    /// dispatched by a block at the end of the pass, after the loop's due timers and ready
+    /// sources; so a GLib callback may run the loop again (a nested run), and GLib's own
+    /// iteration nests inside it. A source ready again right after a dispatch (an idle that
+    /// stays) is dispatched in the next pass, which polls instead of waiting. A run of a mode
+    /// that is not hosted runs none of GLib's sources, as UIKit's tracking mode keeps
+    /// default-mode timers out. Passes that poll otherwise (a run with a zero timeout, the
+    /// pass after one that fired a source) do not iterate GLib; the next pass that waits does.
     ///
     /// The loop acquires the context (`g_main_context_acquire`) until ``EVGLibHost/unhost()``:
     /// GLib's functions that require the context's owner work on this thread, and no other
     /// thread may iterate the context meanwhile.
     ///
     /// - Precondition: called on the loop's thread; the loop waits on the kernel (not an
-    ///   ``EVVirtualClock`` loop); `modes` is not empty; the context is not owned by another
+    ///   `EVVirtualClock` loop); `modes` is not empty; the context is not owned by another
     ///   thread, not hosted already, and has no loop attached
-    ///   (``attach(to:)``). Each stops the program with a message naming this call.
+    ///   (`attach(to:mode:priority:)`). Each stops the program with a message naming this call.
     ///
     /// - Parameters:
     ///   - context: a `GMainContext *`, or nil for GLib's global default context (the one
     ///     `g_timeout_add`, `g_idle_add` and `g_unix_fd_add` use).
-    ///   - modes: where GLib runs; ``Mode/common`` (the default) stands for every common mode.
+    ///   - modes: where GLib runs; `.common` (the default) stands for every common mode.
     /// - Returns: the hosting, which lasts until its ``EVGLibHost/unhost()``.
     ///
     /// The corresponding GLib calls are those of one `g_main_context_iteration`:
@@ -53,8 +53,9 @@ extension EVRunLoop {
     }
 }
 
-/// GLib's `GMainContext` hosted in a run loop's modes (``EVRunLoop/host(_:in:)``): GLib's
-/// sources run whenever a run of one of those modes waits, until ``unhost()``.
+/// GLib's `GMainContext` hosted in a run loop's modes
+/// (``RunLoopKit/EVRunLoop/host(_:in:)``): GLib's sources run whenever a run of one of those
+/// modes waits, until ``unhost()``.
 ///
 /// The hosting keeps itself: the loop holds it until ``unhost()``, so the handle may be
 /// dropped. Loop thread only.
@@ -70,16 +71,22 @@ public final class EVGLibHost {
     }
 
     /// Whether the loop still hosts the context.
+    ///
+    /// The corresponding GLib call is `g_main_loop_is_running` (and, for the ownership the
+    /// hosting holds, `g_main_context_is_owner` on the loop's thread).
     public var isHosting: Bool { state.isHosting }
 
     /// The modes the context is hosted in.
+    ///
+    /// GLib has no counterpart: its loop runs every source of the context; its priorities
+    /// (`g_source_set_priority`) order sources within an iteration instead.
     public var modes: [EVRunLoop.Mode] { state.modes }
 
     /// Stops running GLib's sources: removes the observers, the timer, the descriptor watches
-    /// and the dispatching source from the loop, and releases the context
+    /// and the dispatching source and block from the loop, and releases the context
     /// (`g_main_context_release`; inside a GLib callback, once GLib's dispatch returns). GLib
-    /// is left as it was before ``EVRunLoop/host(_:in:)``: its sources stay attached to the
-    /// context, for whoever iterates it next. Calling it again does nothing.
+    /// is left as it was before ``RunLoopKit/EVRunLoop/host(_:in:)``: its sources stay
+    /// attached to the context, for whoever iterates it next. Calling it again does nothing.
     ///
     /// - Precondition: called on the loop's thread.
     ///
@@ -113,8 +120,13 @@ final class GLibHostState {
     private var timeoutTimer: EVTimer?
     /// Whether ``timeoutTimer`` is parked in the distant future.
     private var timeoutParked = true
-    /// Runs `g_main_context_dispatch` in the pass after a successful check.
+    /// Runs `g_main_context_dispatch` in the next pass when an iteration started right after a
+    /// dispatch found a source ready.
     private var dispatcher: EVSource?
+    /// Runs `g_main_context_dispatch` as a block of the running mode, queued by the check
+    /// after a wait: at the end of the same pass.
+    private var dispatchBlock: (@Sendable () -> Void)?
+    private let label: String
     /// GLib's descriptors, watched by the loop.
     private let watches: GLibWatches
 
@@ -123,6 +135,7 @@ final class GLibHostState {
         self.context = context
         self.modes = modes
         let label = "GLib 0x\(String(context.address, radix: 16))"
+        self.label = label
         watches = GLibWatches(modes: modes, label: label)
         // The last observer before the wait and the first after it: nothing else runs
         // between GLib's query and its check.
@@ -132,14 +145,15 @@ final class GLibHostState {
         checkObserver = EVObserver(activities: .afterWaiting, order: .min, label: "\(label) check") { _, _ in
             self.check()
         }
-        // Repeating, so that a fire does not invalidate it; every wait sets its date anew.
-        // GLib rounds its timeouts up to the millisecond, and its own poll() sleeps with the
-        // kernel's 50 µs timer slack: the same slack here, and no early-wake spinning.
-        timeoutTimer = EVTimer(interval: .seconds(Int64.max), repeats: true, tolerance: .microseconds(50),
+        // Repeating, so that a fire does not invalidate it; every wait sets its date anew. No
+        // tolerance: GLib's timeouts have none, and the loop's precise wake keeps their
+        // lateness near GLib's own poll() (ARCHITECTURE.md, "GLib").
+        timeoutTimer = EVTimer(interval: .seconds(Int64.max), repeats: true, tolerance: .zero,
                                label: "\(label) timeout") { _ in }
         dispatcher = EVSource(label: "\(label) dispatch", handler: EVRunLoop.isolated { (_: EVSource) in
             self.dispatch()
         })
+        dispatchBlock = EVRunLoop.isolated { self.dispatch() }
         for mode in modes {
             loop.add(prepareObserver!, forMode: mode)
             loop.add(checkObserver!, forMode: mode)
@@ -174,25 +188,36 @@ final class GLibHostState {
         timeoutParked = true
     }
 
-    /// After the wait: GLib's check; ready sources are dispatched in the next pass.
+    /// After the wait: GLib's check; ready sources are dispatched by a block of the running
+    /// mode, at the end of this pass (after the loop's due timers and ready sources: a block,
+    /// unlike the observer, may run the loop again and iterate GLib there).
     private func check() {
-        guard isHosting, context.isPrepared else { return }
+        guard isHosting, context.isPrepared, let loop else { return }
         glibDepth += 1
         let ready = context.check()
         glibDepth -= 1
-        if ready {
+        if ready, let mode = loop.currentMode, let dispatchBlock {
             dispatchPending = true
-            dispatcher?.signal()
+            loop.perform(inModes: [mode], label: "\(label) dispatch", dispatchBlock)
         }
         finishUnhostIfDue()
     }
 
+    /// Dispatches what the check found ready; then, as GLib's own loop would, starts the next
+    /// iteration at once if a source is ready already (an idle that stays, a timeout due): it
+    /// is checked now and dispatched in the next pass, which then polls instead of waiting,
+    /// so a busy GLib costs one pass per iteration and no wake.
     private func dispatch() {
         guard isHosting else { return }
         dispatchPending = false
         glibDepth += 1
         context.dispatch()
+        let readyAgain = isHosting && context.iterateWithoutWaiting()
         glibDepth -= 1
+        if readyAgain {
+            dispatchPending = true
+            dispatcher?.signal()
+        }
         finishUnhostIfDue()
     }
 
@@ -206,7 +231,7 @@ final class GLibHostState {
         checkObserver?.invalidate()
         timeoutTimer?.invalidate()
         dispatcher?.invalidate()
-        (prepareObserver, checkObserver, timeoutTimer, dispatcher) = (nil, nil, nil, nil)
+        (prepareObserver, checkObserver, timeoutTimer, dispatcher, dispatchBlock) = (nil, nil, nil, nil, nil)
         watches.removeAll()
         releasePending = true
         finishUnhostIfDue()

@@ -65,7 +65,7 @@ func thread() -> String { Thread.isMainThread ? "main" : "other" }
     g_idle_add(GLibCall.sourceFunc, idle.userData)
     g_timeout_add(50, GLibCall.sourceFunc, timeout.userData)
     g_unix_fd_add(fds[0], G_IO_IN, GLibCall.fdFunc, readable.userData)
-    g_timeout_add_seconds(1, GLibCall.sourceFunc, seconds.userData)
+    g_timeout_add_seconds(2, GLibCall.sourceFunc, seconds.userData)
     DispatchQueue.main.async { MainActor.assumeIsolated { saw("dispatch") } }
     Task { @MainActor in saw("mainActor") }
     let result = loop.run(mode: .default, for: .seconds(10))
