@@ -81,7 +81,8 @@ gtk-demo: gtk-deps
 		echo "RunLoopKit: its screenshot is .build-gtk/gtk-timers.png"; \
 	fi
 
-# The DocC catalogues of the three library products, with every DocC warning an error.
+# The DocC catalogues of RunLoopKit, RunLoopKitExperimental and RunLoopKitGLib (the examples'
+# logic libraries, products for Examples/gtk-timers, have none), with every DocC warning an error.
 docs: deps
 	$(SWIFT) package --disable-sandbox generate-documentation --target RunLoopKit --target RunLoopKitExperimental --target RunLoopKitGLib --warnings-as-errors
 
