@@ -28,11 +28,12 @@ extension UnsafeMutablePointer where Pointee == GtkWidget {
 /// `MainActor.assumeIsolated`, which checks that.
 @MainActor
 enum Signal {
-    /// A handler's closure, kept alive by the signal connection; its result is what a
-    /// `gboolean` handler returns.
+    /// A handler's closure, kept alive by the signal connection. It gets the signal's
+    /// argument between the instance and the user data, if the signal has one, and its
+    /// result is what a `gboolean` handler returns.
     final class Handler {
-        let action: @MainActor () -> Bool
-        init(_ action: @escaping @MainActor () -> Bool) { self.action = action }
+        let action: @MainActor (gpointer?) -> Bool
+        init(_ action: @escaping @MainActor (gpointer?) -> Bool) { self.action = action }
     }
 
     /// Connects `action` to a signal whose handler returns nothing, such as a button's
@@ -41,20 +42,31 @@ enum Signal {
     static func connect(_ instance: gpointer, _ signal: String, _ action: @escaping @MainActor () -> Void) {
         let handler: @convention(c) (gpointer?, gpointer?) -> Void = { _, data in
             guard let data else { return }
-            MainActor.assumeIsolated { _ = Unmanaged<Handler>.fromOpaque(data).takeUnretainedValue().action() }
+            MainActor.assumeIsolated { _ = Unmanaged<Handler>.fromOpaque(data).takeUnretainedValue().action(nil) }
         }
-        connect(instance, signal, unsafeBitCast(handler, to: GCallback.self), Handler { action(); return false })
+        connect(instance, signal, unsafeBitCast(handler, to: GCallback.self), Handler { _ in action(); return false })
     }
     // end
+
+    /// Connects `action` to a signal whose handler has one argument besides the instance and
+    /// returns nothing, such as a list box's "row-activated":
+    /// `void handler(GtkListBox *, GtkListBoxRow *, gpointer)`.
+    static func connect(_ instance: gpointer, _ signal: String, argument action: @escaping @MainActor (gpointer?) -> Void) {
+        let handler: @convention(c) (gpointer?, gpointer?, gpointer?) -> Void = { _, argument, data in
+            guard let data else { return }
+            MainActor.assumeIsolated { _ = Unmanaged<Handler>.fromOpaque(data).takeUnretainedValue().action(argument) }
+        }
+        connect(instance, signal, unsafeBitCast(handler, to: GCallback.self), Handler { action($0); return false })
+    }
 
     /// Connects `action` to a signal whose handler returns a `gboolean`, such as a window's
     /// "close-request" (true stops the default handler): `gboolean handler(GtkWindow *, gpointer)`.
     static func connect(_ instance: gpointer, _ signal: String, returning action: @escaping @MainActor () -> Bool) {
         let handler: @convention(c) (gpointer?, gpointer?) -> gboolean = { _, data in
             guard let data else { return 0 }
-            return MainActor.assumeIsolated { Unmanaged<Handler>.fromOpaque(data).takeUnretainedValue().action() ? 1 : 0 }
+            return MainActor.assumeIsolated { Unmanaged<Handler>.fromOpaque(data).takeUnretainedValue().action(nil) ? 1 : 0 }
         }
-        connect(instance, signal, unsafeBitCast(handler, to: GCallback.self), Handler(action))
+        connect(instance, signal, unsafeBitCast(handler, to: GCallback.self), Handler { _ in action() })
     }
 
     private static func connect(_ instance: gpointer, _ signal: String, _ callback: GCallback, _ box: Handler) {
@@ -76,7 +88,7 @@ enum GLibTimeout {
     static func once(after seconds: Double, _ action: @escaping @MainActor () -> Void) {
         let callback: @convention(c) (gpointer?) -> gboolean = { data in
             if let data {
-                MainActor.assumeIsolated { _ = Unmanaged<Signal.Handler>.fromOpaque(data).takeUnretainedValue().action() }
+                MainActor.assumeIsolated { _ = Unmanaged<Signal.Handler>.fromOpaque(data).takeUnretainedValue().action(nil) }
             }
             return 0  // G_SOURCE_REMOVE
         }
@@ -84,7 +96,7 @@ enum GLibTimeout {
             guard let data else { return }
             Unmanaged<Signal.Handler>.fromOpaque(data).release()
         }
-        let box = Signal.Handler { action(); return false }
+        let box = Signal.Handler { _ in action(); return false }
         g_timeout_add_full(G_PRIORITY_DEFAULT, guint((seconds * 1000).rounded()), callback,
                            Unmanaged.passRetained(box).toOpaque(), release)
     }

@@ -67,12 +67,24 @@ final class TaskListPane {
         Signal.connect(add.raw, "clicked") { [weak self] in self?.perform(.add) }
         Signal.connect(complete.raw, "clicked") { [weak self] in self?.perform(.complete) }
         Signal.connect(scroll.raw, "clicked") { [weak self] in self?.perform(.scroll) }
+        // A click on a row selects it ("Complete" completes the selected task): the board
+        // moves its selection one row at a time, as the terminal example's arrow keys do.
+        Signal.connect(list.raw, "row-activated", argument: { [weak self] row in
+            guard let self, let row else { return }
+            select(row: Int(gtk_list_box_row_get_index(row.assumingMemoryBound(to: GtkListBoxRow.self))))
+        })
         app.start()
     }
 
     /// Does what a button (or the automatic mode's script) asks; a scroll returns when it is over.
     func perform(_ action: TaskAction) {
         app?.perform(action)
+    }
+
+    private func select(row: Int) {
+        guard let rows = state?.rows, rows.indices.contains(row),
+              let selected = rows.firstIndex(where: \.isSelected) else { return }
+        for _ in 0..<abs(row - selected) { perform(row < selected ? .up : .down) }
     }
 
     /// The age labels' texts, top row first.
@@ -110,7 +122,8 @@ final class TaskListPane {
         if let progress = state.scrollProgress { scroll(to: progress) }
         let mode = loop.currentMode.map { $0 == .default ? "default" : $0.rawValue } ?? "-"
         let what = state.scrollProgress != nil ? "SCROLLING: the loop runs the tracking mode"
-            : state.hasRefreshTimer ? "refresh timer running" : "no refresh timer"
+            : state.celebrationBar.map { "ALL DONE! [\($0)]" }
+            ?? (state.hasRefreshTimer ? "refresh timer running" : "no refresh timer")
         gtk_label_set_text(statusLine.opaque, """
             One 1 s EVTimer, tolerance 0.1 s, in the .\(state.refreshMode.rawValue) mode(s)
             \(what) · ticks \(state.ticks) · loop mode: \(mode)
