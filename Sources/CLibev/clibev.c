@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -26,6 +27,57 @@ void clibev_watcher_set_data(void *w, void *data) { ((ev_watcher *)w)->data = da
 void *clibev_watcher_data(void *w) { return ((ev_watcher *)w)->data; }
 int clibev_is_active(void *w) { return ev_is_active((ev_watcher *)w); }
 int clibev_async_pending(ev_async *w) { return ev_async_pending(w); }
+
+int clibev_eventfd_create(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+int clibev_eventfd_signal(int fd) {
+    uint64_t one = 1;
+    return write(fd, &one, sizeof one) == sizeof one ? 0 : -1;
+}
+
+// Per signal: libev's handler, and the eventfd to write after it (-1 for none). Written by
+// clibev_forward_signal before the forwarding handler is installed, read by that handler.
+static void (*libev_handlers[_NSIG])(int);
+static volatile sig_atomic_t forward_fds[_NSIG];
+
+static void forwarding_handler(int signum) {
+    int saved = errno;
+    if (signum > 0 && signum < _NSIG) {
+        if (libev_handlers[signum]) libev_handlers[signum](signum);
+        int fd = forward_fds[signum];
+        if (fd >= 0) (void)clibev_eventfd_signal(fd);
+    }
+    errno = saved;
+}
+
+int clibev_forward_signal(int signum, int wake_fd) {
+    if (signum <= 0 || signum >= _NSIG) { errno = EINVAL; return -1; }
+    struct sigaction current;
+    if (sigaction(signum, NULL, &current) != 0) return -1;
+    forward_fds[signum] = wake_fd;
+    if (current.sa_handler == forwarding_handler) return 0;
+    // Not libev's handler: nothing to forward to.
+    if ((current.sa_flags & SA_SIGINFO) || current.sa_handler == SIG_DFL || current.sa_handler == SIG_IGN) {
+        errno = EINVAL;
+        return -1;
+    }
+    libev_handlers[signum] = current.sa_handler;
+    current.sa_handler = forwarding_handler;
+    return sigaction(signum, &current, NULL);
+}
+
+int clibev_backend_fd(struct ev_loop *loop) {
+    if (!(ev_backend(loop) & ev_embeddable_backends())) return -1;
+    struct ev_loop *outer = ev_loop_new(EVBACKEND_SELECT | EVFLAG_NOSIGMASK);
+    if (!outer) return -1;
+    ev_embed embed;
+    ev_embed_init(&embed, 0, loop);
+    ev_embed_start(outer, &embed);
+    int fd = embed.io.fd;
+    ev_embed_stop(outer, &embed);
+    ev_loop_destroy(outer);
+    return fd;
+}
 
 size_t clibev_io_size(void) { return sizeof(ev_io); }
 size_t clibev_async_size(void) { return sizeof(ev_async); }

@@ -25,7 +25,7 @@ extension EVRunLoop {
     /// - Precondition: called on the loop's thread; the loop waits on the kernel (not an
     ///   `EVVirtualClock` loop); `modes` is not empty; the context is not owned by another
     ///   thread, not hosted already, and has no loop attached
-    ///   (`attach(to:mode:priority:)`). Each stops the program with a message naming this call.
+    ///   (``attach(to:mode:priority:)``). Each stops the program with a message naming this call.
     ///
     /// - Parameters:
     ///   - context: a `GMainContext *`, or nil for GLib's global default context (the one
@@ -58,7 +58,8 @@ extension EVRunLoop {
 /// modes waits, until ``unhost()``.
 ///
 /// The hosting keeps itself: the loop holds it until ``unhost()``, so the handle may be
-/// dropped. Loop thread only.
+/// dropped. Loop thread only; unhost before the loop's thread ends, since GLib records the
+/// thread as the context's owner until the release.
 ///
 /// GLib has no counterpart; the hosting plays the part of `g_main_loop_run`, iterating the
 /// context with `g_main_context_prepare`, `g_main_context_query`, `g_main_context_check` and

@@ -2,8 +2,8 @@ internal import CGLib
 import Glibc
 
 /// A `GMainContext` as this module drives it: GLib's own iteration (`g_main_context_iterate`
-/// in gmain.c) cut at the wait, so that a run loop can do the waiting. The one file that
-/// calls GLib.
+/// in gmain.c) cut at the wait, so that a run loop can do the waiting. With
+/// `GLibSource.swift`, one of the two files that call GLib.
 ///
 /// One iteration is ``prepare()`` (GLib's prepare and query: the descriptors to watch and
 /// the timeout), the wait (the loop's), then ``check()`` (GLib's poll function with a zero

@@ -23,4 +23,23 @@ import Testing
         #expect(glib == ["idle main", "timeout main", "fd main", "seconds main"])
         #expect(log.suffix(2) == ["return(stopped)", "owner after unhost: false"])
     }
+
+    @Test("EVRunLoop.main attached to GLib's default context: under g_main_loop_run the main queue, the main actor, timers, sources and observers run on the main thread, with no polling")
+    func mainLoopAttachedToTheDefaultContext() throws {
+        let log = try Self.log("attach")
+        let ran = log.prefix { !$0.hasPrefix("all seen") }
+        #expect(Set(ran) == [
+            "dispatch main", "mainActorTask main", "MainActor.run main", "timer main", "alignedTimer main",
+            "frameTimer main", "manualSource main", "fdSource main", "observer main", "block main",
+        ])
+        #expect(ran.count == 10)
+        #expect(log.contains("all seen: true"))
+        // An idle second: GLib sleeps in poll() until its own timeout; the loop runs at most
+        // the pass that ended what came before, and the process sleeps a handful of times.
+        let idle = try #require(log.first { $0.hasPrefix("idle second: ") })
+        let numbers = idle.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+        #expect(numbers.count == 2 && numbers[0] <= 2 && numbers[1] <= 5, "\(idle)")
+        #expect(log.contains("attached after detach: false, owner: false"))
+        #expect(log.last == "timer fired after detach: false")
+    }
 }

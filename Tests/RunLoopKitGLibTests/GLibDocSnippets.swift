@@ -1,4 +1,5 @@
 import CGLib
+import Dispatch
 import RunLoopKit
 import RunLoopKitGLib
 import Testing
@@ -25,6 +26,17 @@ import Testing
             EVRunLoop.main.run(mode: "tracking", for: .seconds(1))
             // …and GLib stays attached to its context, for whoever iterates it next.
             glib.unhost()
+            // end
+        }
+        do {
+            // snippet: glib-attach
+            let mainLoop = g_main_loop_new(nil, 0)
+            let attachment = EVRunLoop.main.attach()  // to GLib's default context
+            DispatchQueue.main.async { print("the main queue, under g_main_loop_run") }
+            let tick = EVTimer(interval: 1, repeats: true, tolerance: 0.1) { _ in print("a RunLoopKit timer") }
+            EVRunLoop.main.add(tick, forMode: .common)
+            g_main_loop_run(mainLoop)
+            attachment.detach()
             // end
         }
     }

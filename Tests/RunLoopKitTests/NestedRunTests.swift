@@ -6,7 +6,7 @@ import Testing
 /// modes, run on CF and on both backends.
 @Suite("Nested runs and blocks match CFRunLoop", .timeLimit(.minutes(10)))
 struct NestedRunTests {
-    static let ours: [LoopKind] = [.virtual, .libev]
+    static let ours: [LoopKind] = [.virtual, .libev, .polled]
 
     @Test("stop() inside a nested run stops only the nested run", arguments: ours)
     func stopInner(kind: LoopKind) async {

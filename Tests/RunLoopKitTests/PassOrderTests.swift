@@ -7,7 +7,7 @@ import Testing
 /// sequence written out here, so a reader sees what CF does.
 @Suite("Pass order matches CFRunLoop", .timeLimit(.minutes(10)))
 struct PassOrderTests {
-    static let ours: [LoopKind] = [.virtual, .libev]
+    static let ours: [LoopKind] = [.virtual, .libev, .polled]
 
     func check(_ kind: LoopKind, _ expected: [String],
                _ scenario: @escaping @Sendable (any LoopDriver) -> Void,

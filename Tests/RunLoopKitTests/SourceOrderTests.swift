@@ -7,7 +7,7 @@ import Testing
 /// fired if it is still signalled and valid. Each scenario runs on CF and on both backends.
 @Suite("Manual sources match CFRunLoop", .timeLimit(.minutes(10)))
 struct SourceOrderTests {
-    static let ours: [LoopKind] = [.virtual, .libev]
+    static let ours: [LoopKind] = [.virtual, .libev, .polled]
     static let waitingPass = ["o@beforeTimers", "o@beforeSources", "o@beforeWaiting", "o@afterWaiting"]
     static let pollingPass = ["o@beforeTimers", "o@beforeSources"]
     static let timeout = waitingPass + ["o@exit", "return(timedOut)"]

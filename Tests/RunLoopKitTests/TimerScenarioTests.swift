@@ -13,7 +13,7 @@ import Testing
 /// thread runs.
 @Suite("Timer scheduling matches CFRunLoop", .timeLimit(.minutes(10)))
 struct TimerScenarioTests {
-    static let ours: [LoopKind] = [.virtual, .libev]
+    static let ours: [LoopKind] = [.virtual, .libev, .polled]
     static let pass = ["o@beforeTimers", "o@beforeSources", "o@beforeWaiting", "o@afterWaiting"]
 
     @Test("a fire date set into the past inside the timer's own callout fires it in the next pass",

@@ -8,7 +8,7 @@ import Testing
 /// backends; most end with a second run that would show a leftover wake as an extra pass.
 @Suite("Wake window matches CFRunLoop", .timeLimit(.minutes(10)))
 struct WakeWindowTests {
-    static let ours: [LoopKind] = [.virtual, .libev]
+    static let ours: [LoopKind] = [.virtual, .libev, .polled]
     static let pass = ["o@beforeTimers", "o@beforeSources", "o@beforeWaiting", "o@afterWaiting"]
     static let pollingPass = ["o@beforeTimers", "o@beforeSources"]
     /// A second run of 0.05 s with nothing to do: one waiting pass, unless a wake was left over.

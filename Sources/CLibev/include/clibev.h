@@ -28,6 +28,26 @@ int clibev_is_active(void *w);
 /// `ev_async_pending(w)`: nonzero when an `ev_async_send` has not been handled yet.
 int clibev_async_pending(ev_async *w);
 
+/// The descriptor of `loop`'s kernel backend (its epoll instance): readable whenever a
+/// descriptor the loop watches is ready (level-triggered), so another loop can poll it.
+/// libev exports no call for it; `ev_embed_start` is its one way to hand it out (it watches
+/// the embedded loop's backend descriptor with the embedding watcher's `io`), so this embeds
+/// `loop` for a moment in a throwaway `select` loop and reads that descriptor. Returns -1
+/// when `loop`'s backend cannot be embedded (none but epoll, kqueue or event ports can).
+int clibev_backend_fd(struct ev_loop *loop);
+
+/// `eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)`. Returns the fd, or -1 with errno set.
+int clibev_eventfd_create(void);
+/// Adds 1 to an eventfd's counter (async-signal-safe). Returns 0, or -1 with errno set.
+int clibev_eventfd_signal(int fd);
+/// Makes `signum`'s handler, which libev installed, also write `wake_fd` (an eventfd) after
+/// libev's own handler ran: libev's handler writes its wake pipe only while `ev_run` waits
+/// (`pipe_write_wanted`), so a signal that arrives while another loop polls the backend
+/// descriptor would not make it readable. Calling it again updates `wake_fd`. libev's
+/// `ev_signal_stop` of the signal's last watcher sets `SIG_DFL`, which removes the
+/// forwarding with libev's handler. Returns 0, or -1 with errno set.
+int clibev_forward_signal(int signum, int wake_fd);
+
 /// Sizes of libev's watcher structs, so Swift can allocate them.
 size_t clibev_io_size(void);
 size_t clibev_async_size(void);

@@ -52,6 +52,26 @@ protocol Backend: AnyObject, Sendable {
     /// is `.sharedGrid`) rather than at the loop's own greedy instant. Loop thread only.
     var usesSharedGrid: Bool { get set }
 
+    /// A descriptor that is readable whenever a wait started now would return at once: a
+    /// watched descriptor or signal is ready, a wake was sent, or the deadline armed by
+    /// ``prepareForeignWait(_:events:)`` has passed. Nil when the backend has none (the
+    /// virtual one). Safe from any thread; the same descriptor for the backend's life.
+    var pollDescriptor: Int32? { get }
+    /// Readies a wait that another loop does by polling ``pollDescriptor``: arms the
+    /// descriptor for `wait`'s deadline (where ``wait(_:events:)`` would end a wait, without
+    /// spinning), applies watch changes to the kernel's set and collects what is ready
+    /// already, without sleeping. Returns the instant the descriptor becomes readable by
+    /// the deadline (`.distantFuture` for none); ``collectedEvents`` or
+    /// ``foreignDeadlinePassed`` then tells whether there is no need to wait. Loop thread only.
+    func prepareForeignWait(_ wait: Wait, events: any BackendEvents) -> EVRunLoop.Instant
+    /// Whether the deadline armed by ``prepareForeignWait(_:events:)`` has passed (its
+    /// expiry was collected).
+    var foreignDeadlinePassed: Bool { get }
+    /// Ends a wait another loop did: collects readiness and consumes a pending wake and the
+    /// deadline's expiry, without sleeping. ``expiredDeadline`` is the prepared deadline if it
+    /// passed. Loop thread only.
+    func finishForeignWait(events: any BackendEvents)
+
     /// Whether this backend can watch descriptors and signals (the virtual one cannot).
     var watchesKernelEvents: Bool { get }
     /// Starts reporting readiness of `target` under `token` (a slot of the loop's

@@ -5,6 +5,7 @@ import Foundation
 #endif
 internal import CLibev
 import Glibc
+import Synchronization
 
 /// The real backend: one libev loop (`ev_loop_new`) per ``EVRunLoop``.
 ///
@@ -63,6 +64,19 @@ final class LibevBackend: Backend, @unchecked Sendable {
     @exclusivity(unchecked) private var watchCount = 0
     /// Whether tolerant wakes go on ``WakeGrid/machine`` (see ``tolerantTarget(_:)``).
     var usesSharedGrid = false
+    /// libev's backend descriptor (``pollDescriptor``): -2 until first asked, -1 if the
+    /// backend has none. Set once; an atomic because any thread may ask.
+    private let backendDescriptor = Atomic<Int32>(-2)
+    /// The deadline armed for a foreign wait (ns; `.max` for none).
+    private var foreignTarget: Int64 = .max
+    /// Wakes during a foreign wait: libev writes its wake pipe only while `ev_run` waits
+    /// (`pipe_write_wanted`), so ``wakeUp()`` and caught signals also write this eventfd,
+    /// watched by the loop, while ``foreignWaiting`` is set. Made by the first foreign wait.
+    private var foreignWake: Watcher?
+    /// ``foreignWake``'s descriptor, for ``wakeUp()`` on any thread (-1 until made).
+    private let foreignWakeFD = Atomic<Int32>(-1)
+    /// Set from the start of a foreign wait's preparation to its end.
+    private let foreignWaiting = Atomic<Bool>(false)
     /// The sink of the wait in progress; nil outside `wait`. Unowned: the caller of `wait`
     /// holds it for the whole call.
     private(set) unowned(unsafe) var events: (any BackendEvents)?
@@ -102,6 +116,10 @@ final class LibevBackend: Backend, @unchecked Sendable {
 
     deinit {
         for case let watcher? in watchers { stop(watcher) }
+        if let foreignWake {
+            foreignWake.stop(on: loop)
+            close(foreignWake.fd)
+        }
         deadline.stop(on: loop)
         wallClock.stop(on: loop)
         close(deadline.fd)
@@ -263,7 +281,92 @@ final class LibevBackend: Backend, @unchecked Sendable {
         spinBudget -= now - start
     }
 
-    func wakeUp() { ev_async_send(loop, async) }
+    /// `ev_async_send`, and during a foreign wait a write of the eventfd the other loop's
+    /// poll sees. The flag is set before the preparation's last poll of libev: a wake that
+    /// reads it clear was sent before that poll, which collects it.
+    func wakeUp() {
+        ev_async_send(loop, async)
+        if foreignWaiting.load(ordering: .sequentiallyConsistent) {
+            _ = clibev_eventfd_signal(foreignWakeFD.load(ordering: .relaxed))
+        }
+    }
+
+    /// libev's epoll descriptor. It holds every descriptor libev watches (the deadline and
+    /// wall-clock timerfds, the eventfd that carries `ev_async` wakes and caught signals, the
+    /// descriptor sources), level-triggered, so it reads as readable while any of them is.
+    var pollDescriptor: Int32? {
+        var fd = backendDescriptor.load(ordering: .acquiring)
+        if fd == -2 {
+            fd = clibev_backend_fd(loop)
+            backendDescriptor.store(fd, ordering: .releasing)
+        }
+        return fd >= 0 ? fd : nil
+    }
+
+    var foreignDeadlinePassed: Bool { deadlineFired }
+
+    /// Arms the deadline timerfd at the wait's target (a precise deadline at its instant: no
+    /// lead, since another loop's poll cannot spin), then polls libev once: that applies the
+    /// watch changes libev defers to its next iteration (so the epoll set is complete before
+    /// another loop sleeps on it) and collects what is ready already.
+    func prepareForeignWait(_ wait: Wait, events: any BackendEvents) -> EVRunLoop.Instant {
+        self.events = events
+        defer { self.events = nil }
+        expiredDeadline = nil
+        deadlineFired = false
+        otherEvent = false
+        let target: Int64
+        switch wait {
+        case .poll: target = .min
+        case .until(let window): target = window.precise ? window.latest.nanoseconds : tolerantTarget(window)
+        case .forever: target = .max
+        }
+        foreignTarget = target
+        if foreignWake == nil { makeForeignWake() }
+        foreignWaiting.store(true, ordering: .sequentiallyConsistent)
+        let armAt: Int64 = target == .max ? -1 : max(target, 0)
+        if armAt != armedDeadline {
+            if clibev_timerfd_arm(deadline.fd, armAt, 0) != 0 {
+                let code = Glibc.errno
+                misuse("EVRunLoop: cannot arm the deadline timerfd at \(armAt) ns: \(EVRunLoop.Error(call: "timerfd_settime", errno: code))")
+            }
+            armedDeadline = armAt
+        }
+        ev_run(loop, Int32(EVRUN_NOWAIT))
+        return EVRunLoop.Instant(nanoseconds: target)
+    }
+
+    func finishForeignWait(events: any BackendEvents) {
+        self.events = events
+        defer { self.events = nil }
+        foreignWaiting.store(false, ordering: .sequentiallyConsistent)
+        ev_run(loop, Int32(EVRUN_NOWAIT))
+        if deadlineFired { expiredDeadline = EVRunLoop.Instant(nanoseconds: foreignTarget) }
+    }
+
+    /// The eventfd of wakes during foreign waits, watched from now on, and the forwarding
+    /// of the signals caught so far to it.
+    private func makeForeignWake() {
+        let fd = clibev_eventfd_create()
+        guard fd >= 0 else {
+            let code = Glibc.errno
+            misuse("EVRunLoop: cannot create the wake eventfd of a polled loop: \(EVRunLoop.Error(call: "eventfd", errno: code))")
+        }
+        let watcher = Watcher(io: fd, interest: .read, token: -1)
+        watcher.start(on: loop, owner: self) { backend, _ in
+            if let wake = backend.foreignWake, clibev_eventfd_consume(wake.fd) == 1 { backend.otherEvent = true }
+        }
+        foreignWake = watcher
+        foreignWakeFD.store(fd, ordering: .releasing)
+        for case let signal? in watchers where signal.fd < 0 { forwardSignal(signal.signal) }
+    }
+
+    /// Makes caught `signal` also write ``foreignWake``.
+    private func forwardSignal(_ signal: Int32) {
+        guard let foreignWake else { return }
+        require(clibev_forward_signal(signal, foreignWake.fd) == 0,
+                "EVRunLoop: signal \(signal)'s handler is no longer libev's; something replaced it, so the loop cannot catch it")
+    }
 
     var watchesKernelEvents: Bool { true }
 
@@ -281,6 +384,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
             watcher = Watcher(signal: number, token: token)
         }
         watcher.start(on: loop, owner: self, handler: nil)
+        if case .signal(let number) = target { forwardSignal(number) }
         while token >= watchers.count { watchers.append(nil) }
         watchers[token] = watcher
         watchCount += 1

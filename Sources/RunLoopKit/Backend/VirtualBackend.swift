@@ -52,6 +52,16 @@ final class VirtualBackend: Backend {
 
     var collectedEvents: Bool { collected.load(ordering: .relaxed) }
 
+    /// A virtual loop has no descriptor to poll: its time moves by hand, not by the kernel's.
+    var pollDescriptor: Int32? { nil }
+    var foreignDeadlinePassed: Bool { false }
+    func prepareForeignWait(_ wait: Wait, events: any BackendEvents) -> EVRunLoop.Instant {
+        misuse("EVRunLoop: a loop on a virtual clock cannot be driven by another loop; it has no descriptor")
+    }
+    func finishForeignWait(events: any BackendEvents) {
+        misuse("EVRunLoop: a loop on a virtual clock cannot be driven by another loop; it has no descriptor")
+    }
+
     func wait(_ wait: Wait, events: any BackendEvents) {
         expired.store(.min, ordering: .relaxed)
         collected.store(true, ordering: .relaxed)

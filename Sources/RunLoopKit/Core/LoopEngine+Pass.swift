@@ -10,6 +10,27 @@ extension LoopEngine {
             trace?.record(.returned(.finished))
             return .finished
         }
+        let frame = enterRun(state)
+        defer { leaveRun(frame) }
+        notify(.entry, state)
+        let result = passes(state, until: deadline, stopAfterSource: stopAfterSource)
+        notify(.exit, state)
+        trace?.record(.returned(result))
+        return result
+    }
+
+    /// What a run keeps of the run it is nested in: CF's per-run data of the enclosing run.
+    struct RunFrame {
+        let thread: ThreadLoops
+        let enclosingStop: Bool
+        let enclosingIgnoresWakes: Bool
+    }
+
+    /// The start of a run of `state`, before `entry`: the loop counts as running the mode
+    /// (``EVRunLoop/current``, ``EVRunLoop/currentMode``), its descriptors are armed, the
+    /// run starts unstopped and heeding wakes, and the wake is stamped.
+    @inline(__always)
+    func enterRun(_ state: ModeState) -> RunFrame {
         let thread = ThreadLoops.current
         thread.running.append(facade.unsafelyUnwrapped)
         runStack.append(state)
@@ -19,23 +40,22 @@ extension LoopEngine {
         let enclosingStop = takeStop()
         let enclosingIgnoresWakes = shared.ignoreWakeUps.exchange(false, ordering: .acquiringAndReleasing)
         shared.activeRuns.add(1, ordering: .releasing)
-        defer {
-            shared.activeRuns.subtract(1, ordering: .releasing)
-            if enclosingStop || shared.stopRequested.load(ordering: .relaxed) {
-                shared.stopRequested.store(enclosingStop, ordering: .releasing)
-            }
-            shared.ignoreWakeUps.store(enclosingIgnoresWakes, ordering: .releasing)
-            runStack.removeLast()
-            thread.running.removeLast()
-            if let outer = runStack.last { armDescriptors(for: outer) }
-        }
-
         markWake()
-        notify(.entry, state)
-        let result = passes(state, until: deadline, stopAfterSource: stopAfterSource)
-        notify(.exit, state)
-        trace?.record(.returned(result))
-        return result
+        return RunFrame(thread: thread, enclosingStop: enclosingStop, enclosingIgnoresWakes: enclosingIgnoresWakes)
+    }
+
+    /// The end of a run, after `exit`: the enclosing run's flags come back, and its mode's
+    /// descriptors are armed again.
+    @inline(__always)
+    func leaveRun(_ frame: RunFrame) {
+        shared.activeRuns.subtract(1, ordering: .releasing)
+        if frame.enclosingStop || shared.stopRequested.load(ordering: .relaxed) {
+            shared.stopRequested.store(frame.enclosingStop, ordering: .releasing)
+        }
+        shared.ignoreWakeUps.store(frame.enclosingIgnoresWakes, ordering: .releasing)
+        runStack.removeLast()
+        frame.thread.running.removeLast()
+        if let outer = runStack.last { armDescriptors(for: outer) }
     }
 
     /// The state of `mode` for a run (nil if the mode does not exist), remembered in
@@ -61,43 +81,79 @@ extension LoopEngine {
         var mainQueuePort = mainQueuePort(for: state.mode)  // CF's dispatchPort
 
         while true {
-            heedWakeUps()
-            stats.passes += 1
-            drainInbox()
-            notify(.beforeTimers, state)
-            notify(.beforeSources, state)
-            runBlocks(state)
-            var handled = fireManualSources(state, stopAfterSource: stopAfterSource)
-            if handled { runBlocks(state) }
-
-            // CF's fairness: a main queue not serviced last pass is read before sleeping.
-            let mainQueueCheck = mainQueueBeforeWaiting(&mainQueuePort)
-            let mainQueueFirst = mainQueueCheck == .serviceNow
-            let poll = handled || polling || mainQueueFirst
-            if !poll { notify(.beforeWaiting, state) }
-            let waited = !mainQueueFirst
-            if waited {
-                wait(in: state, until: deadline, polling: poll || hasRunnableJobs(state), polled: mainQueueCheck == .polled)
+            let start = beginPass(state, polling: polling, stopAfterSource: stopAfterSource, port: &mainQueuePort)
+            if !start.mainQueueFirst {
+                wait(in: state, until: deadline, polling: start.poll || hasRunnableJobs(state), polled: start.polled)
             }
-            // CF's `__CFRunLoopSetIgnoreWakeUps`: the loop is awake and will check its inbox,
-            // sources and timers before it sleeps again, so wakes until the next pass are dropped.
-            shared.ignoreWakeUps.store(true, ordering: .releasing)
-            drainInbox()
-            markWake(deadline: waited ? backend.expiredDeadline : nil)
-            if !poll { notify(.afterWaiting, state) }
-
-            if wallClockWasSet { realignTimers() }
-            fireDueTimers(state)
-            if serviceMainQueue(&mainQueuePort, polled: mainQueueFirst) { handled = true }
-            if fireKernelSources(state, stopAfterSource: stopAfterSource) { handled = true }
-            runBlocks(state)
-
-            if handled && stopAfterSource { return .handledSource }
-            if polling || backend.hasReached(deadline) { return .timedOut }
-            if takeStop() { return .stopped }
-            drainInbox()  // a block performed from another thread keeps the mode alive, as in CF
-            if isEmpty(state) { return .finished }
+            if let result = endPass(state, start, polling: polling, deadline: deadline,
+                                    stopAfterSource: stopAfterSource, port: &mainQueuePort) {
+                return result
+            }
         }
+    }
+
+    /// What the first half of a pass (``beginPass(_:polling:stopAfterSource:port:)``) leaves
+    /// to the wait and the second half.
+    struct PassStart {
+        /// A manual source fired.
+        let handled: Bool
+        /// The pass does not sleep: a source fired, the run polls, or the main queue is
+        /// serviced first (no `beforeWaiting` / `afterWaiting` then).
+        let poll: Bool
+        /// CF's fairness: the main queue was found signalled before the wait, which is skipped.
+        let mainQueueFirst: Bool
+        /// The fairness check polled every watch and found the main queue empty.
+        let polled: Bool
+    }
+
+    /// The first half of a pass, up to the wait: wakes heeded, `beforeTimers`,
+    /// `beforeSources`, blocks, signalled manual sources (and blocks again), the main
+    /// queue's fairness check, `beforeWaiting` unless the pass polls.
+    @inline(__always)
+    func beginPass(_ state: ModeState, polling: Bool, stopAfterSource: Bool, port: inout MainQueuePort) -> PassStart {
+        heedWakeUps()
+        stats.passes += 1
+        drainInbox()
+        notify(.beforeTimers, state)
+        notify(.beforeSources, state)
+        runBlocks(state)
+        let handled = fireManualSources(state, stopAfterSource: stopAfterSource)
+        if handled { runBlocks(state) }
+
+        // CF's fairness: a main queue not serviced last pass is read before sleeping.
+        let mainQueueCheck = mainQueueBeforeWaiting(&port)
+        let mainQueueFirst = mainQueueCheck == .serviceNow
+        let poll = handled || polling || mainQueueFirst
+        if !poll { notify(.beforeWaiting, state) }
+        return PassStart(handled: handled, poll: poll, mainQueueFirst: mainQueueFirst, polled: mainQueueCheck == .polled)
+    }
+
+    /// The second half of a pass, after the wait: wakes ignored, `afterWaiting` unless the
+    /// pass polled, due timers, the main queue, ready kernel sources, blocks; then the run's
+    /// result in CF's order, or nil to go on with another pass.
+    @inline(__always)
+    func endPass(_ state: ModeState, _ start: PassStart, polling: Bool, deadline: Int64, stopAfterSource: Bool,
+                 port: inout MainQueuePort) -> RunResult? {
+        // CF's `__CFRunLoopSetIgnoreWakeUps`: the loop is awake and will check its inbox,
+        // sources and timers before it sleeps again, so wakes until the next pass are dropped.
+        shared.ignoreWakeUps.store(true, ordering: .releasing)
+        drainInbox()
+        markWake(deadline: start.mainQueueFirst ? nil : backend.expiredDeadline)
+        if !start.poll { notify(.afterWaiting, state) }
+
+        if wallClockWasSet { realignTimers() }
+        fireDueTimers(state)
+        var handled = start.handled
+        if serviceMainQueue(&port, polled: start.mainQueueFirst) { handled = true }
+        if fireKernelSources(state, stopAfterSource: stopAfterSource) { handled = true }
+        runBlocks(state)
+
+        if handled && stopAfterSource { return .handledSource }
+        if polling || backend.hasReached(deadline) { return .timedOut }
+        if takeStop() { return .stopped }
+        drainInbox()  // a block performed from another thread keeps the mode alive, as in CF
+        if isEmpty(state) { return .finished }
+        return nil
     }
 
     /// Waits until the run's `deadline` or the mode's next timer wake, whichever is first;
@@ -122,7 +178,7 @@ extension LoopEngine {
     /// adding a timer wakes the loop only when the timer must fire before that window ends.
     /// Tasks that arrived after the pass drained its inbox are taken first; the fence pairs
     /// with the one in `enqueue(_:wakingIfSleepingPast:)`.
-    private func planWait(_ state: ModeState, until deadline: Instant) -> Wait {
+    func planWait(_ state: ModeState, until deadline: Instant) -> Wait {
         while true {
             drainInbox()
             var timers = state.timers.wake
@@ -143,7 +199,7 @@ extension LoopEngine {
     /// dropped made its change visible by now. Blocks, tasks and signalled sources are checked
     /// later in this pass anyway; a stop would only be checked after the wait, so its dropped
     /// wake is sent again now, as if the stop had come just after this point.
-    private func heedWakeUps() {
+    func heedWakeUps() {
         shared.ignoreWakeUps.store(false, ordering: .relaxed)
         atomicMemoryFence(ordering: .sequentiallyConsistent)
         if shared.stopRequested.load(ordering: .relaxed) { backend.wakeUp() }
@@ -151,7 +207,7 @@ extension LoopEngine {
 
     /// Consumes a pending ``stop()``: a plain load first, so a pass without one costs no
     /// read-modify-write.
-    private func takeStop() -> Bool {
+    func takeStop() -> Bool {
         shared.stopRequested.load(ordering: .relaxed) && shared.stopRequested.exchange(false, ordering: .acquiringAndReleasing)
     }
 

@@ -75,6 +75,16 @@ final class LoopEngine {
     @exclusivity(unchecked) var jobs: [QueuedJob] = []
     @exclusivity(unchecked) var runningJobs: [QueuedJob] = []
     var isRunningJobs = false
+    /// The run another loop drives through the poll descriptor, while one is open
+    /// (`LoopEngine+Polled.swift`), and whether one of its calls is on the stack.
+    var polledRun: PolledRun?
+    /// The result of a polled run that ended outside a dispatch (a stop from its `entry`
+    /// observer), for the next dispatch to report.
+    var endedPolledRun: RunResult?
+    var isInPolledCall = false
+    /// Whether a block was queued on the loop's thread while a polled run waited, outside its
+    /// callouts (by the driving loop's code): the wait must not sleep on it.
+    var blockQueuedWhilePolled = false
 
     /// Records every activity and callout of this loop while set (``EVRunLoop/trace``).
     @exclusivity(unchecked) var trace: Trace?

@@ -286,6 +286,7 @@ public final class EVRunLoop: @unchecked Sendable {
         let queued = QueuedBlock(modes: modes, label: label, body: block)
         if isOwnerThread {
             engine.blocks.append(queued)
+            if engine.polledRun != nil && !engine.isInPolledCall { engine.blockQueuedWhilePolled = true }
         } else {
             let accepted = shared.inbox.withLock { inbox in
                 guard !inbox.isClosed else { return false }

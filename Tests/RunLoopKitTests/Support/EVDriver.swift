@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import RunLoopKit
 
 /// ``LoopDriver`` over an ``EVRunLoop``.
@@ -11,7 +12,16 @@ final class EVDriver: LoopDriver, @unchecked Sendable {
     private var sources: [String: EVSource] = [:]
     private var timers: [String: EVTimer] = [:]
 
-    init(loop: EVRunLoop) { self.loop = loop }
+    /// Whether runs are driven from a hand-written `poll()` loop through the loop's poll
+    /// descriptor (``runPolled(_:seconds:returnAfterSourceHandled:)``) instead of by `run`.
+    private let polled: Bool
+    /// Whether the `poll()` loop is on the stack: a run inside a callout is a nested `run`.
+    private var driving = false
+
+    init(loop: EVRunLoop, polled: Bool = false) {
+        self.loop = loop
+        self.polled = polled
+    }
 
     static func mode(_ name: String) -> EVRunLoop.Mode {
         switch name {
@@ -85,10 +95,37 @@ final class EVDriver: LoopDriver, @unchecked Sendable {
     func removeSource(_ label: String, mode: String) { loop.remove(sources[label]!, forMode: Self.mode(mode)) }
 
     func run(_ mode: String, seconds: Double, returnAfterSourceHandled: Bool) -> EVRunLoop.RunResult {
+        // A zero timeout is one pass that never waits: nothing for another loop to poll.
+        if polled && !driving && seconds > 0 {
+            let result = runPolled(Self.mode(mode), seconds: seconds, returnAfterSourceHandled: returnAfterSourceHandled)
+            recorder.append("return(\(result))")
+            return result
+        }
         let result = loop.run(mode: Self.mode(mode), for: .seconds(seconds),
                               returnAfterSourceHandled: returnAfterSourceHandled)
         recorder.append("return(\(result))")
         return result
+    }
+
+    /// The run, as a foreign loop does it: prepare, `poll()` the descriptor with the deadline
+    /// it gave, dispatch; until a dispatch reports the run's end. A mode with nothing to run
+    /// opens no run: that is `run`'s `finished`.
+    private func runPolled(_ mode: EVRunLoop.Mode, seconds: Double, returnAfterSourceHandled: Bool) -> EVRunLoop.RunResult {
+        driving = true
+        defer { driving = false }
+        // Beyond CF's TIMER_INTERVAL_LIMIT (about 16 years), no deadline, as in `run`.
+        let nanos = seconds * 1e9
+        let deadline = nanos > 504_911_232e9 ? .distantFuture : loop.now + .nanoseconds(Int64(nanos))
+        var watch = pollfd(fd: loop.pollDescriptor, events: Int16(POLLIN), revents: 0)
+        while true {
+            let wait = loop.preparePolledPass(mode: mode, until: deadline, returnAfterSourceHandled: returnAfterSourceHandled)
+            if loop.currentMode == nil, wait == .never {
+                loop.endPolledRun()
+                return .finished
+            }
+            _ = poll(&watch, 1, wait.milliseconds(from: loop.now))
+            if let result = loop.dispatchPolledPass() { return result }
+        }
     }
 
     func stop() { loop.stop() }

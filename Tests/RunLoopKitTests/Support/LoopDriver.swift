@@ -116,9 +116,10 @@ func onFreshThread<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
     return result.withLock { $0! }
 }
 
-/// The loops a scenario runs on: RunLoopKit's two backends, and CoreFoundation's.
+/// The loops a scenario runs on: RunLoopKit's two backends, RunLoopKit on libev driven by a
+/// hand-written `poll()` loop through its poll descriptor, and CoreFoundation's.
 enum LoopKind: String, CaseIterable, Sendable {
-    case virtual, libev, coreFoundation
+    case virtual, libev, polled, coreFoundation
 }
 
 /// Runs `scenario` on a fresh loop of `kind` and returns its log.
@@ -133,6 +134,12 @@ func runScenario(on kind: LoopKind, _ scenario: @escaping @Sendable (any LoopDri
     case .libev:
         return onFreshThread {
             let driver = EVDriver(loop: EVRunLoop.current)
+            scenario(driver)
+            return driver.log
+        }
+    case .polled:
+        return onFreshThread {
+            let driver = EVDriver(loop: EVRunLoop.current, polled: true)
             scenario(driver)
             return driver.log
         }

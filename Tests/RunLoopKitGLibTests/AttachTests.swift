@@ -1,0 +1,184 @@
+import CGLib
+import Foundation
+import Glibc
+import RunLoopKit
+import RunLoopKitGLib
+import Testing
+
+/// A loop attached to a GLib context of its own, GLib's loop (`g_main_loop_run`) in control.
+@Suite("Real time: a loop attached to a GLib context", .timeLimit(.minutes(2)))
+struct AttachTests {
+    @Test("under g_main_loop_run, the loop's timers, sources, observers and blocks run on its thread")
+    func everythingRunsUnderGLib() {
+        let (seen, lateness, onLoopThread) = onFreshThread { () -> (Set<String>, Double, Bool) in
+            let context = g_main_context_new()
+            defer { g_main_context_unref(context) }
+            let mainLoop = g_main_loop_new(context, 0)
+            defer { g_main_loop_unref(mainLoop) }
+            let loop = loopOfThisThread()
+            let attachment = loop.attach(to: context)
+            defer { attachment.detach() }
+            let expected: Set<String> = ["timer", "frameTimer", "manualSource", "fdSource", "observer", "block"]
+            var seen: Set<String> = []
+            var onLoopThread = true
+            let loopThread = pthread_self()
+            let saw: @Sendable (String) -> Void = EVRunLoop.isolated { (what: String) in
+                onLoopThread = onLoopThread && pthread_equal(pthread_self(), loopThread) != 0
+                seen.insert(what)
+                if seen == expected { g_main_loop_quit(mainLoop) }
+            }
+            let start = monotonicSeconds()
+            var lateness = -1.0
+            let timer = EVTimer(interval: 0.1, repeats: false, block: EVRunLoop.isolated { (_: EVTimer) in
+                lateness = monotonicSeconds() - start - 0.1
+                saw("timer")
+            })
+            loop.add(timer, forMode: .default)
+            let frames = EVFrameTimer(framesPerSecond: 60) { frameTimer in
+                saw("frameTimer")
+                frameTimer.invalidate()
+            }
+            loop.add(frames, forMode: .default)
+            let manual = EVSource { _ in saw("manualSource") }
+            loop.add(manual, forMode: .default)
+            defer { manual.invalidate() }
+            let (readEnd, writeEnd) = makePipe()
+            defer { close(writeEnd) }
+            let readable = try! EVSource(fileDescriptor: readEnd, closesDescriptor: true) { _ in
+                var byte: UInt8 = 0
+                _ = read(readEnd, &byte, 1)
+                saw("fdSource")
+            }
+            loop.add(readable, forMode: .default)
+            defer { readable.invalidate() }
+            let observer = EVObserver(activities: .afterWaiting, repeats: false) { _, _ in saw("observer") }
+            loop.add(observer, forMode: .default)
+            Thread.detachNewThread {
+                usleep(150_000)
+                manual.signal()
+                loop.wakeUp()
+                var byte: UInt8 = 1
+                _ = write(writeEnd, &byte, 1)
+                loop.perform { saw("block") }
+            }
+            let limit = GLibCall { g_main_loop_quit(mainLoop); return false }
+            let limitSource = attachTimeout(10_000, to: context, limit)
+            g_main_loop_run(mainLoop)
+            g_source_destroy(limitSource)
+            withExtendedLifetime(limit) {}
+            return (seen, lateness, onLoopThread)
+        }
+        #expect(seen == ["timer", "frameTimer", "manualSource", "fdSource", "observer", "block"])
+        #expect(onLoopThread)
+        #expect(lateness >= 0 && lateness < 1, "a 100 ms timer fired \(lateness) s late")
+    }
+
+    @Test("with nothing due, GLib sleeps: an attached loop runs no pass in an idle second")
+    func idleAttachedLoopDoesNotWake() {
+        let (passes, timerFires) = onFreshThread { () -> (Int, Int) in
+            let context = g_main_context_new()
+            defer { g_main_context_unref(context) }
+            let mainLoop = g_main_loop_new(context, 0)
+            defer { g_main_loop_unref(mainLoop) }
+            let loop = loopOfThisThread()
+            let far = EVTimer(interval: 60, repeats: false) { _ in }
+            loop.add(far, forMode: .default)
+            defer { far.invalidate() }
+            let attachment = loop.attach(to: context)
+            defer { attachment.detach() }
+            // One iteration to open the polled run, then a second of nothing.
+            g_main_context_iteration(context, 0)
+            loop.resetStatistics()
+            let quit = GLibCall { g_main_loop_quit(mainLoop); return false }
+            attachTimeout(1000, to: context, quit)
+            g_main_loop_run(mainLoop)
+            withExtendedLifetime(quit) {}
+            return (loop.statistics.passes, loop.statistics.timerFires)
+        }
+        #expect(passes <= 2, "\(passes) passes in an idle second")
+        #expect(timerFires == 0)
+    }
+
+    @Test("detach() stops GLib from running the loop and releases the context; from a callout, after the pass")
+    func detachStopsIt() {
+        let (firedAfterDetach, ownedAfter, attachedAfter) = onFreshThread { () -> (Bool, Bool, Bool) in
+            let context = g_main_context_new()
+            defer { g_main_context_unref(context) }
+            let mainLoop = g_main_loop_new(context, 0)
+            defer { g_main_loop_unref(mainLoop) }
+            let loop = loopOfThisThread()
+            let attachment = loop.attach(to: context)
+            // A callout detaches; GLib's loop goes on, the RunLoopKit loop does not.
+            let detaching = EVTimer(interval: 0.02, repeats: false, block: EVRunLoop.isolated { (_: EVTimer) in
+                attachment.detach()
+            })
+            loop.add(detaching, forMode: .default)
+            var firedAfterDetach = false
+            let later = EVTimer(interval: 0.1, repeats: false, block: EVRunLoop.isolated { (_: EVTimer) in
+                firedAfterDetach = true
+            })
+            loop.add(later, forMode: .default)
+            defer { later.invalidate() }
+            let quit = GLibCall { g_main_loop_quit(mainLoop); return false }
+            attachTimeout(300, to: context, quit)
+            g_main_loop_run(mainLoop)
+            withExtendedLifetime(quit) {}
+            return (firedAfterDetach, g_main_context_is_owner(context) != 0, attachment.isAttached)
+        }
+        #expect(!firedAfterDetach)
+        #expect(!ownedAfter)
+        #expect(!attachedAfter)
+    }
+
+    @Test("stop() ends the loop's run; GLib's next iteration opens another, so timers go on")
+    func stopThenGoOn() {
+        let fires = onFreshThread { () -> Int in
+            let context = g_main_context_new()
+            defer { g_main_context_unref(context) }
+            let mainLoop = g_main_loop_new(context, 0)
+            defer { g_main_loop_unref(mainLoop) }
+            let loop = loopOfThisThread()
+            let attachment = loop.attach(to: context)
+            defer { attachment.detach() }
+            var fires = 0
+            let timer = EVTimer(interval: 0.02, repeats: true, block: EVRunLoop.isolated { (timer: EVTimer) in
+                fires += 1
+                loop.stop()
+                if fires == 3 {
+                    timer.invalidate()
+                    g_main_loop_quit(mainLoop)
+                }
+            })
+            loop.add(timer, forMode: .default)
+            let limit = GLibCall { g_main_loop_quit(mainLoop); return false }
+            let limitSource = attachTimeout(10_000, to: context, limit)
+            g_main_loop_run(mainLoop)
+            g_source_destroy(limitSource)
+            withExtendedLifetime(limit) {}
+            return fires
+        }
+        #expect(fires == 3)
+    }
+
+    @Test("GLib iterated inside a callout of the loop's own run (not the polled one) leaves the loop alone")
+    func glibIteratedInsideTheLoopsOwnRun() async {
+        await #expect(processExitsWith: .success) {
+            let context = g_main_context_new()
+            let loop = loopOfThisThread()
+            let attachment = loop.attach(to: context)
+            let ran = Log()
+            let idle = GLibCall { ran.add("idle"); return false }
+            let timer = EVTimer(interval: 0.01, repeats: false, block: EVRunLoop.isolated { (_: EVTimer) in
+                attachIdle(to: context, idle)
+                // The program runs the loop itself; GLib's iteration here must not drive it.
+                while g_main_context_iteration(context, 0) != 0 {}
+                loop.stop()
+            })
+            loop.add(timer, forMode: .default)
+            let result = loop.run(mode: .default, for: .seconds(5))
+            attachment.detach()
+            withExtendedLifetime(idle) {}
+            exit(result == .stopped && ran.entries == ["idle"] ? 0 : 1)
+        }
+    }
+}
