@@ -33,6 +33,9 @@ struct GtkTimersCommand: ParsableCommand {
     @Option(help: "The refresh timer's mode: common (refreshes while scrolling) or default (freezes).")
     var refreshMode = "common"
 
+    @Option(help: "Which loop drives: host (EVRunLoop.main.run() hosts GLib's context) or attach (g_application_run, with EVRunLoop.main attached as a GSource; the window freezes while the list scrolls).")
+    var mainLoop = "host"
+
     func validate() throws {
         guard (0...200).contains(autoAdd) else { throw ValidationError("--auto-add must be in 0...200, not \(autoAdd)") }
         if let runSeconds, !(runSeconds.isFinite && runSeconds > 0) {
@@ -40,6 +43,9 @@ struct GtkTimersCommand: ParsableCommand {
         }
         if let bad = scrollAt.first(where: { !($0.isFinite && $0 >= 0) }) {
             throw ValidationError("--scroll-at must be a number of seconds at least 0, not \(bad)")
+        }
+        guard GtkTimersApplication.MainLoop(rawValue: mainLoop) != nil else {
+            throw ValidationError("--main-loop must be host or attach, not \(mainLoop)")
         }
         guard RefreshMode(rawValue: refreshMode) != nil else {
             throw ValidationError("--refresh-mode must be common or default, not \(refreshMode)")
@@ -51,7 +57,10 @@ struct GtkTimersCommand: ParsableCommand {
             tasks: autoAdd, startsStopwatch: autoAdd > 0, scrolls: scrollAt, closeAfter: runSeconds,
             printsLabels: printLabels)
         let mode = RefreshMode(rawValue: refreshMode) ?? .common
-        let lines = MainActor.assumeIsolated { GtkTimersApplication.run(refreshMode: mode, automation: automation) }
+        let driver = GtkTimersApplication.MainLoop(rawValue: mainLoop) ?? .host
+        let lines = MainActor.assumeIsolated {
+            GtkTimersApplication.run(mainLoop: driver, refreshMode: mode, automation: automation)
+        }
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
     }
 }

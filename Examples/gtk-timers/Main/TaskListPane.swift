@@ -58,6 +58,8 @@ final class TaskListPane {
         statusLine = gtk_label_new("")
         gtk_widget_set_halign(statusLine, GTK_ALIGN_START)
         gtk_widget_add_css_class(statusLine, "status-line")
+        // Ellipsized, so that a longer status (a scroll's) does not widen the window.
+        gtk_label_set_ellipsize(statusLine.opaque, PANGO_ELLIPSIZE_END)
         gtk_box_append(root.as(GtkBox.self), statusLine)
 
         let app = TaskTimersApp(loop: loop, refreshMode: refreshMode, draw: { [weak self] state in

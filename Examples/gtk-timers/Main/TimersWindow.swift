@@ -64,8 +64,11 @@ final class TimersWindow {
         gtk_window_present(window.as(GtkWindow.self))
     }
 
+    /// What the task list and the stopwatch measured.
+    typealias Reports = (tasks: SessionReport?, stopwatch: StopwatchSummary)
+
     /// Stops every timer of the window; returns the task list's and the stopwatch's reports.
-    func finish() -> (tasks: SessionReport?, stopwatch: StopwatchSummary) {
+    func finish() -> Reports {
         script?.cancel()
         for timer in timers { timer.invalidate() }
         timers.removeAll()
