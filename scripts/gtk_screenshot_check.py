@@ -109,27 +109,15 @@ def age(text):
     return None if match is None else int(match[1])
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("binary", help="the built gtk-timers executable")
-    parser.add_argument("--save", help="also write the second screenshot (the window) as this PNG file")
-    parser.add_argument("--app-argument", action="append", default=[],
-                        help="one more argument for the app, such as --refresh-mode=default (the test must fail then)")
-    arguments = parser.parse_args()
-
-    results = []
-
-    def check(ok, what):
-        results.append(ok)
-        print(("PASS " if ok else "FAIL ") + what, flush=True)
-
+def check_run(binary, main_loop, app_arguments, save, check):
+    """One run of the app with `--main-loop main_loop`; `check(ok, what)` records each check."""
     server, display = start_xvfb()
     work = tempfile.mkdtemp(prefix="gtk-screenshots-")
     env = {**os.environ, "DISPLAY": f":{display}", "GDK_BACKEND": "x11", "GTK_A11Y": "none", "NO_AT_BRIDGE": "1"}
     env.pop("WAYLAND_DISPLAY", None)
     try:
-        app = App([arguments.binary, "--auto-add", "12", "--scroll-at", str(SCROLL_AT),
-                   "--run-seconds", str(RUN_SECONDS), "--print-labels"] + arguments.app_argument, env)
+        app = App([binary, "--main-loop", main_loop, "--auto-add", "12", "--scroll-at", str(SCROLL_AT),
+                   "--run-seconds", str(RUN_SECONDS), "--print-labels"] + app_arguments, env)
         first_line = app.wait_for_tick(FIRST_SHOT_TICK, timeout=30)
         time.sleep(0.3)
         first = shoot(display, os.path.join(work, "first.xwd"))
@@ -155,8 +143,7 @@ def main():
           f"the app printed its labels at refresh ticks {FIRST_SHOT_TICK} and {SECOND_SHOT_TICK} "
           f"({len(app.labels)} labels lines in all)")
     if first_line is None or second_line is None:
-        print(f"{sum(results)} passed, {len(results) - sum(results)} failed")
-        return 1
+        return
 
     # The window is drawn: many colours (text is antialiased), much of it not the background.
     window = first.crop(*first_line["regions"]["window"])
@@ -167,9 +154,9 @@ def main():
     check(window.width >= 400 and window.height >= 300, f"the window's region is {window.width}x{window.height} pixels")
     check(len(counts) >= 64 and drawn >= 0.05,
           f"the window is drawn: {len(counts)} distinct colours, {drawn:.0%} of it not the background colour")
-    if arguments.save:
-        os.makedirs(os.path.dirname(os.path.abspath(arguments.save)), exist_ok=True)
-        second.crop(*second_line["regions"]["window"]).write_png(arguments.save)
+    if save:
+        os.makedirs(os.path.dirname(os.path.abspath(save)), exist_ok=True)
+        second.crop(*second_line["regions"]["window"]).write_png(save)
 
     # The labels advanced on screen: the screenshots differ in the stopwatch's and the list's regions.
     for name in ("stopwatch", "list"):
@@ -177,15 +164,21 @@ def main():
         changed = changed_pixels(first, second, region)
         check(changed >= 50, f"{changed} pixels of the {name} region ({region}) changed between the screenshots")
 
-    # GTK drew inside the scroll's nested run of the tracking mode: the list moved on screen.
+    # The scroll: the list moved in the tracking mode. Hosted (GLib in the common modes), GTK
+    # draws inside the scroll's nested run, so the list moved on screen too; attached (GLib's
+    # loop drives RunLoopKit), GLib does not run inside RunLoopKit's nested run, so the window
+    # is redrawn only when the scroll ends: reported, not checked.
     check(scrolling_line is not None,
           "the list was scrolled in the tracking mode: "
           + (f"{scrolling_line['scrollOffset']} px at {scrolling_line['seconds']} s" if scrolling_line
              else "no tick printed there with the list scrolled"))
     if scrolling_line is not None:
-        region = scrolling_line["regions"]["list"]
-        changed = changed_pixels(first, scrolling, region)
-        check(changed >= 1000, f"{changed} pixels of the list region changed on screen during the scroll")
+        changed = changed_pixels(first, scrolling, scrolling_line["regions"]["list"])
+        what = f"{changed} pixels of the list region changed on screen during the scroll"
+        if main_loop == "host":
+            check(changed >= 1000, what)
+        else:
+            print(f"INFO {what} (attached: the window is not redrawn during RunLoopKit's nested run)")
 
     # ... and in GTK's labels: ages from dates, the stopwatch from its start instant.
     shown = (stopwatch_seconds(first_line["stopwatch"]), stopwatch_seconds(second_line["stopwatch"]))
@@ -202,6 +195,25 @@ def main():
           f"the ages kept advancing while the list scrolled: {len(advanced)} of {len(tracking)} ticks in the tracking mode")
     missed = [int(match[1]) for line in app.other for match in [re.search(r"missed (\d+);", line)] if match]
     check(missed == [0], f"no refresh tick was missed while tracking (the app's summary: {missed})")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("binary", help="the built gtk-timers executable")
+    parser.add_argument("--main-loop", action="append", choices=["host", "attach"],
+                        help="the app's --main-loop; repeatable, each a run of its own (default: host, then attach)")
+    parser.add_argument("--save", help="also write the host run's last screenshot (the window) as this PNG file")
+    parser.add_argument("--app-argument", action="append", default=[],
+                        help="one more argument for the app, such as --refresh-mode=default (the test must fail then)")
+    arguments = parser.parse_args()
+
+    results = []
+    for main_loop in arguments.main_loop or ["host", "attach"]:
+        def check(ok, what):
+            results.append(ok)
+            print(("PASS " if ok else "FAIL ") + f"[{main_loop}] " + what, flush=True)
+        check_run(arguments.binary, main_loop, arguments.app_argument,
+                  arguments.save if main_loop == "host" else None, check)
 
     print(f"{sum(results)} passed, {len(results) - sum(results)} failed")
     return 0 if all(results) else 1
