@@ -1,7 +1,8 @@
-"""Starts the GTK 4 example under Xvfb, takes two screenshots a few seconds apart, and checks
+"""Starts the GTK 4 example under Xvfb, takes screenshots a few seconds apart, and checks
 that the window is drawn and that its elapsed labels advanced, on screen and as GTK holds
-them. Run by scripts/gtk-screenshot-test (which installs what this needs); prints one line
-per check and "N passed, M failed", and exits 1 when a check failed.
+them; once on each direction of the GLib bridge (--main-loop host, then attach). Run by
+scripts/gtk-screenshot-test (which installs what this needs); prints one line per check and
+"N passed, M failed", and exits 1 when a check failed.
 
 The app runs in its automatic mode: it adds 12 tasks, starts the stopwatch, scrolls the
 list (the loop's tracking mode, 2 s) and prints, on every refresh tick, the labels' texts
