@@ -6,7 +6,7 @@ SWIFT ?= swift
 EV_HEADER ?= /usr/include/ev.h
 GLIB_HEADER ?= /usr/include/glib-2.0/glib.h
 
-.PHONY: demo test soak-tests clock-soak build bench docs deps clean
+.PHONY: demo test soak-tests clock-soak build bench docs deps clean gtk-demo gtk-deps
 
 # How many times `make soak-tests` runs the suite.
 RUNS ?= 20
@@ -58,9 +58,33 @@ CLOCK_SOAK_SECONDS ?= 120
 clock-soak: deps
 	scripts/clock-soak $(CLOCK_SOAK_SECONDS)
 
-# The DocC catalogues of the three library products, with every DocC warning an error.
+# The GTK 4 example (Examples/gtk-timers, a package of its own so that `make test` never needs
+# GTK): S3's task list and S1's stopwatch in a window on RunLoopKit's main loop. Installs
+# libgtk-4-dev when pkg-config does not find gtk4. GTK_DEMO_FLAGS are the app's, for example
+# `make gtk-demo GTK_DEMO_FLAGS="--auto-add 5"`. Without a display it runs the Xvfb check instead
+# (scripts/gtk-screenshot-test) and keeps its screenshot in .build-gtk/.
+GTK_DEMO_FLAGS ?=
+gtk-deps: deps
+	@if ! command -v pkg-config > /dev/null || ! pkg-config --exists gtk4; then \
+		echo "RunLoopKit: GTK 4 missing, installing libgtk-4-dev"; \
+		SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO="sudo"; \
+		$$SUDO apt-get update && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y pkg-config libgtk-4-dev; \
+	fi
+
+gtk-demo: gtk-deps
+	$(SWIFT) build --package-path Examples/gtk-timers
+	@if [ -n "$$DISPLAY" ] || [ -n "$$WAYLAND_DISPLAY" ]; then \
+		$(SWIFT) run --package-path Examples/gtk-timers --skip-build gtk-timers $(GTK_DEMO_FLAGS); \
+	else \
+		echo "RunLoopKit: no display; the window runs under Xvfb instead (scripts/gtk-screenshot-test)"; \
+		scripts/gtk-screenshot-test --save .build-gtk/gtk-timers.png && \
+		echo "RunLoopKit: its screenshot is .build-gtk/gtk-timers.png"; \
+	fi
+
+# The DocC catalogues of RunLoopKit, RunLoopKitExperimental and RunLoopKitGLib (the examples'
+# logic libraries, products for Examples/gtk-timers, have none), with every DocC warning an error.
 docs: deps
 	$(SWIFT) package --disable-sandbox generate-documentation --target RunLoopKit --target RunLoopKitExperimental --target RunLoopKitGLib --warnings-as-errors
 
 clean:
-	rm -rf .build Benchmarks/.build
+	rm -rf .build Benchmarks/.build Examples/gtk-timers/.build

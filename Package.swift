@@ -14,6 +14,10 @@ let package = Package(
         // GLib both ways: a GMainContext hosted in a loop's modes, a loop attached to a
         // GMainContext as a GSource. Only this product needs GLib.
         .library(name: "RunLoopKitGLib", targets: ["RunLoopKitGLib"]),
+        // Two scenarios' logic libraries, for the GTK 4 example (Examples/gtk-timers), a
+        // package of its own so that `make test` never needs GTK.
+        .library(name: "TaskTimers", targets: ["TaskTimers"]),
+        .library(name: "Stopwatch", targets: ["Stopwatch"]),
     ],
     dependencies: [
         // The examples' command lines (the benchmark is its own package: Benchmarks/).
