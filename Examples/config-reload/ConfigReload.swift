@@ -55,7 +55,6 @@ struct ConfigReload: ParsableCommand {
             watching: file.path, tolerance: .nanoseconds(Int64(tolerance * 1e9)), label: "settings",
             handler: EVRunLoop.isolated { (source: EVSource) in
                 reloader.reload(reason: "\(source.fileChanges)")
-                if !source.isValid { print("the file's directory is gone; no longer watching") }
             })
         loop.add(source, forMode: .default)
         // end
