@@ -107,12 +107,13 @@ extension LoopEngine {
     }
 
     /// Whether the poll that stood for an idle pass's wait found nothing to do: no event
-    /// collected, no timer of the mode due, no source ready, no job to run.
+    /// collected, no timer of the mode due at the pass's wake (the instant the pass fires its
+    /// timers for), no source ready, no job to run.
     /// (`hasDue` first: it looks at the two fronts only, and no timer is due when it says so;
     /// the wake window, which leaves out timers firing further up the stack, decides the rest.)
     private func nothingArrived(in state: ModeState) -> Bool {
         guard !backend.collectedEvents && !hasReadySource(state) && !hasRunnableJobs(state) else { return false }
-        let now = backend.now().nanoseconds
+        let now = (lastWakeInstant ?? backend.now()).nanoseconds
         return !state.timers.hasDue(at: now) || state.timers.wake.first.nanoseconds > now
     }
 
