@@ -202,6 +202,17 @@ let package = Package(
             // The executable too, so that the end-to-end test finds it built next to the tests.
             dependencies: ["RunLoopKit", "TaskTimers", "task-timers", "ExampleTesting", "SVGPlot"]
         ),
+        // Reloads a key = value settings file each time it changes: a file source with a
+        // tolerance; --demo edits the file in place and as an editor saves.
+        .executableTarget(
+            name: "config-reload",
+            dependencies: [
+                "RunLoopKit", "ExampleSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/config-reload",
+            exclude: ["README.md"]
+        ),
         // Prints the real loop's timer precision: aligned-second phase and 10 ms lateness.
         .executableTarget(
             name: "precision-probe",

@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -577,4 +578,157 @@ int lb_child_exits(int32_t samples, int64_t *latencies) {
         if (latencies) latencies[i] = run.handled_at - start;
     }
     return 0;
+}
+
+// MARK: File changes
+
+typedef struct {
+    int fd;
+    int32_t samples;
+    double gap_seconds;
+    _Atomic int64_t sent_at;
+    _Atomic int32_t handled;
+    int64_t *latencies;
+} file_run;
+
+static void file_changed(struct ev_loop *loop, ev_stat *w, int revents) {
+    (void)revents;
+    int64_t now = lb_monotonic_ns();
+    file_run *run = w->data;
+    int32_t index = atomic_load_explicit(&run->handled, memory_order_relaxed);
+    if (index >= run->samples) return;
+    run->latencies[index] = now - atomic_load_explicit(&run->sent_at, memory_order_acquire);
+    atomic_store_explicit(&run->handled, index + 1, memory_order_release);
+    if (index + 1 == run->samples) ev_break(loop, EVBREAK_ALL);
+}
+
+static void *file_writer(void *argument) {
+    file_run *run = argument;
+    struct timespec gap = {0, (long)(run->gap_seconds * 1e9)};
+    char byte = 'x';
+    for (int32_t i = 0; i < run->samples; i++) {
+        while (atomic_load_explicit(&run->handled, memory_order_acquire) < i) sched_yield();
+        nanosleep(&gap, NULL);
+        atomic_store_explicit(&run->sent_at, lb_monotonic_ns(), memory_order_release);
+        if (write(run->fd, &byte, 1) != 1) break;
+    }
+    return NULL;
+}
+
+int lb_file_changes(const char *path, int32_t samples, double gap_seconds, int64_t *latencies) {
+    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0) return -1;
+    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+    if (!loop) return -1;
+    file_run run = {.fd = fd, .samples = samples, .gap_seconds = gap_seconds, .latencies = latencies};
+    atomic_init(&run.sent_at, 0);
+    atomic_init(&run.handled, 0);
+    ev_stat watcher;
+    ev_stat_init(&watcher, file_changed, path, 0.);
+    watcher.data = &run;
+    ev_stat_start(loop, &watcher);
+    int status = 0;
+    pthread_t writer;
+    if (pthread_create(&writer, NULL, file_writer, &run) != 0) {
+        status = -1;
+    } else {
+        ev_run(loop, 0);
+        pthread_join(writer, NULL);
+        if (atomic_load(&run.handled) != samples) status = -1;
+    }
+    ev_stat_stop(loop, &watcher);
+    ev_loop_destroy(loop);
+    close(fd);
+    return status;
+}
+
+typedef struct {
+    int fd;
+    int32_t writes;
+    int64_t callouts;
+} burst_run;
+
+static void burst_changed(struct ev_loop *loop, ev_stat *w, int revents) {
+    (void)loop;
+    (void)revents;
+    ((burst_run *)w->data)->callouts++;
+}
+
+static void *burst_writer(void *argument) {
+    burst_run *run = argument;
+    char byte = 'x';
+    for (int32_t i = 0; i < run->writes; i++) {
+        if (write(run->fd, &byte, 1) != 1) break;
+    }
+    return NULL;
+}
+
+int lb_file_burst(const char *path, int32_t writes, double window_seconds, int64_t *callouts) {
+    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0) return -1;
+    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+    if (!loop) return -1;
+    burst_run run = {.fd = fd, .writes = writes};
+    ev_stat watcher;
+    ev_stat_init(&watcher, burst_changed, path, 0.);
+    watcher.data = &run;
+    ev_stat_start(loop, &watcher);
+    ev_timer stop;
+    ev_timer_init(&stop, run_over, window_seconds, 0.);
+    ev_now_update(loop);
+    ev_timer_start(loop, &stop);
+    int status = 0;
+    pthread_t writer;
+    if (pthread_create(&writer, NULL, burst_writer, &run) != 0) {
+        status = -1;
+    } else {
+        ev_run(loop, 0);
+        pthread_join(writer, NULL);
+    }
+    *callouts = run.callouts;
+    ev_timer_stop(loop, &stop);
+    ev_stat_stop(loop, &watcher);
+    ev_loop_destroy(loop);
+    close(fd);
+    return status;
+}
+
+// MARK: Idle callouts
+
+typedef struct {
+    int32_t target;
+    int32_t count;
+} idle_run;
+
+static void idle_counted(struct ev_loop *loop, ev_idle *w, int revents) {
+    (void)revents;
+    idle_run *run = w->data;
+    if (++run->count == run->target) {
+        ev_idle_stop(loop, w);
+        ev_break(loop, EVBREAK_ALL);
+    }
+}
+
+/// The counted part of `lb_idle` (callgrind: `--toggle-collect='*measuredIdle*'`).
+__attribute__((noinline)) static void lb_measuredIdle(struct ev_loop *loop) { ev_run(loop, 0); }
+
+int lb_idle(int32_t callouts, int32_t watched_fd, int64_t *cpu_ns) {
+    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+    if (!loop) return -1;
+    idle_run run = {.target = callouts};
+    ev_idle watcher;
+    ev_idle_init(&watcher, idle_counted);
+    watcher.data = &run;
+    ev_idle_start(loop, &watcher);
+    ev_io watched;
+    if (watched_fd >= 0) {
+        ev_io_init(&watched, idle_readable, watched_fd, EV_READ);
+        ev_io_start(loop, &watched);
+    }
+    int64_t cpu0 = lb_process_cpu_ns();
+    lb_measuredIdle(loop);
+    *cpu_ns = lb_process_cpu_ns() - cpu0;
+    if (watched_fd >= 0) ev_io_stop(loop, &watched);
+    ev_loop_destroy(loop);
+    return run.count == callouts ? 0 : -1;
 }

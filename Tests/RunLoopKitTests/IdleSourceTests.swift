@@ -58,6 +58,35 @@ struct IdleSourceTests {
         _ = loop.run(mode: .default, for: .zero)
         #expect(trace.lines.filter { $0.hasPrefix("source") || $0.hasPrefix("timer") } == ["timer(t)"])
     }
+
+    @Test("an idle callout that removes a later idle source: that one does not fire")
+    func earlierCalloutRemovesLater() {
+        let loop = EVRunLoop(clock: EVVirtualClock())
+        let trace = EVRunLoop.Trace()
+        let late = EVSource.idle(order: 2, label: "late") { _ in }
+        loop.add(EVSource.idle(order: 1, label: "early") { _ in loop.remove(late, forMode: .default) }, forMode: .default)
+        loop.add(late, forMode: .default)
+        loop.trace = trace
+        _ = loop.run(mode: .default, for: .zero)
+        #expect(trace.lines.filter { $0.hasPrefix("source") } == ["source(early)"])
+    }
+
+    @Test("in a run nested in a timer's callout, the firing timer does not hold back idle sources")
+    func firingTimerIsNotDue() {
+        let clock = EVVirtualClock()
+        let loop = EVRunLoop(clock: clock)
+        let trace = EVRunLoop.Trace()
+        loop.add(EVSource.idle(label: "i") { _ in }, forMode: .default)
+        let timer = EVTimer(interval: .milliseconds(5), repeats: true, label: "t") { _ in
+            _ = loop.run(mode: .default, for: .zero)
+        }
+        loop.add(timer, forMode: .default)
+        clock.advance(by: .milliseconds(5))
+        loop.trace = trace
+        _ = loop.run(mode: .default, for: .zero)
+        timer.invalidate()
+        #expect(trace.lines.filter { $0.hasPrefix("source") || $0.hasPrefix("timer") } == ["timer(t)", "source(i)"])
+    }
 }
 
 @Suite("Real time: idle sources")

@@ -128,4 +128,25 @@ void lb_timer_set_destroy(void *set);
 /// seen as an exit status 0.
 int lb_child_exits(int32_t samples, int64_t *latencies);
 
+/// File changes: one `ev_stat` on `path` (libev's default interval: on Linux it learns of
+/// changes through inotify and re-`stat`s the file then, with no polling timer on a local
+/// file system) on a new loop, and a writer thread that appends one byte to `path`
+/// `samples` times, each after the callback saw the one before and `gap_seconds` more.
+/// Stores in `latencies` the time from just before each `write` to the callback (ns).
+/// Returns 0, or -1 with errno set when the file could not be opened or written.
+int lb_file_changes(const char *path, int32_t samples, double gap_seconds, int64_t *latencies);
+
+/// File change burst: one `ev_stat` on `path` on a new loop; a writer thread appends
+/// `writes` bytes to `path` back to back, one `write` each; the loop runs `window_seconds`
+/// from the start of the burst. Stores in `callouts` how often the callback ran. Returns 0
+/// or -1 with errno set.
+int lb_file_burst(const char *path, int32_t writes, double window_seconds, int64_t *callouts);
+
+/// Idle callouts: one `ev_idle` on a new loop whose callback counts to `callouts`, then
+/// stops it and breaks out of `ev_run`; with `watched_fd` ≥ 0 the loop also watches that
+/// descriptor for reading (an `ev_io` that never fires: a pipe nobody writes). The run is
+/// `lb_measuredIdle` (for callgrind); stores its process CPU time in `cpu_ns`. Returns 0 or
+/// -1.
+int lb_idle(int32_t callouts, int32_t watched_fd, int64_t *cpu_ns);
+
 #endif

@@ -57,6 +57,10 @@ enum Probe {
             let figures = MemoryPerTimer.measureHere(peer, count: Int(a[0]))
             return [("operations", a[0]), ("resident_bytes_per_timer", figures[0]), ("malloc_bytes_per_timer", figures[1])]
         },
+        Mode(name: "idle", usage: "N W",
+             summary: "one idle source counting to N callouts, then stopping the run, on a thread of its own, the loop also watching an idle pipe when W is 1 (the idle workload); CPU ns per callout") { peer, a in
+            [("operations", a[0]), ("cpu_ns_per_callout", IdleCallouts.measureOnce(peer, callouts: Int(a[0]), watching: a[1] == 1))]
+        },
         Mode(name: "feed", usage: "S",
              summary: "one pipe whose handler reads a byte and writes one back, for S seconds (the descriptors workload without idle pipes); handler calls/s") { peer, a in
             let figures = DescriptorSources.measureOnce(peer, count: 0, samples: 10, feedSeconds: a[0])

@@ -43,3 +43,10 @@ func addTimers(_ loop: EVRunLoop, _ after: [Double], into timers: UnsafeMutableP
 func invalidateTimers(_ timers: UnsafeMutablePointer<EVTimer>, order: [Int32]) {
     for index in order { timers[Int(index)].invalidate() }
 }
+
+/// Runs `loop` until stopped: the idle workload's run (its idle source stops it after the
+/// last callout).
+@inline(never)
+func measuredIdle(_ loop: EVRunLoop) {
+    loop.run(mode: .default, for: .seconds(3600))
+}

@@ -48,6 +48,10 @@ struct Plan: Sendable {
     /// zombie, no descriptor left after them).
     var childSamples: Int
     var childLeakCount: Int
+    /// File changes: appends per latency run.
+    var fileSamples: Int
+    /// Idle sources: callouts per run.
+    var idleCallouts: Int
     /// The peers to measure (all unless `--peers` narrows it, e.g. for profiling).
     var peers: [Peer] = Peer.allCases
 
@@ -60,7 +64,8 @@ struct Plan: Sendable {
         memoryTimers: 100_000, descriptorCounts: [10, 8_000], descriptorSamples: 1_000,
         descriptorFeedSeconds: 1, jobBurst: 100_000,
         machineProcesses: [1, 4, 8], machineSeconds: 8, machineRepetitions: 1,
-        machineLaunch: 1.5, childSamples: 1_000, childLeakCount: 10_000)
+        machineLaunch: 1.5, childSamples: 1_000, childLeakCount: 10_000,
+        fileSamples: 1_000, idleCallouts: 1_000_000)
 
     /// A smoke test: every workload and peer, one repetition, shorter runs, and no
     /// 100k-timer runs (Foundation needs ~2 s for one pass over 100k due timers and ~10 s to
@@ -73,5 +78,6 @@ struct Plan: Sendable {
         memoryTimers: 20_000, descriptorCounts: [10, 8_000], descriptorSamples: 100,
         descriptorFeedSeconds: 0.2, jobBurst: 10_000,
         machineProcesses: [2], machineSeconds: 2, machineRepetitions: 1,
-        machineLaunch: 0.5, childSamples: 100, childLeakCount: 200)
+        machineLaunch: 0.5, childSamples: 100, childLeakCount: 200,
+        fileSamples: 100, idleCallouts: 100_000)
 }

@@ -56,5 +56,11 @@ struct Workload: Sendable {
         Workload(name: ChildExits.name,
                  summary: "/bin/true children started one after another with posix_spawn (EVSource(childProcess:), ev_child on libev's default loop, Process.run + waitUntilExit); spawn → exit handler latency; zombies and descriptors left after 10,000 children. Each run a child process of its own.",
                  measure: ChildExits.measure, child: ChildExits.child),
+        Workload(name: FileChanges.name,
+                 summary: "a watched file in a temporary directory (EVSource(watching:), ev_stat at its default interval: inotify and a stat per event); write → handler latency of one-byte appends made one at a time by another thread, and the callouts for a burst of 1,000 appends (RunLoopKit with a 50 ms tolerance, ev_stat without). Interleaved pairs of child processes.",
+                 measure: FileChanges.measure, child: FileChanges.child),
+        Workload(name: IdleCallouts.name,
+                 summary: "one idle source counting to N callouts, then stopping the run (EVSource.idle, ev_idle), with nothing else in the loop and with an idle pipe watched; CPU time of the process per callout. Interleaved pairs of child processes.",
+                 measure: IdleCallouts.measure, child: IdleCallouts.child),
     ]
 }

@@ -166,15 +166,24 @@ extension LoopEngine {
     }
 
     /// Whether the poll that stood for an idle pass's wait found nothing to do: no event
-    /// collected, no timer of the mode due, no source ready, no job to run.
+    /// collected, no timer of the mode due at the pass's wake (the instant the pass fires its
+    /// timers for), no source ready, no job to run.
+    /// (`hasDue` first: it looks at the two fronts only, and no timer is due when it says so;
+    /// the wake window, which leaves out timers firing further up the stack, decides the rest.)
     private func nothingArrived(in state: ModeState) -> Bool {
-        !backend.collectedEvents && !hasReadySource(state) && !hasRunnableJobs(state)
-            && state.timers.wake.first.nanoseconds > backend.now().nanoseconds
+        guard !backend.collectedEvents && !hasReadySource(state) && !hasRunnableJobs(state) else { return false }
+        let now = (lastWakeInstant ?? backend.now()).nanoseconds
+        return !state.timers.hasDue(at: now) || state.timers.wake.first.nanoseconds > now
     }
 
     /// Fires the idle sources of `state` in ascending order (each still valid and in the mode).
+    /// The first is in the mode (nothing ran since the list was read); a later one is looked
+    /// up, since an earlier callout may have removed it.
     private func fireIdleSources(_ state: ModeState) {
-        for source in state.idleSources where source.isValid && state.contains(source) { fire(source) }
+        for (index, source) in state.idleSources.enumerated()
+        where source.isValid && (index == 0 || state.contains(source)) {
+            fire(source)
+        }
     }
 
     /// Waits until the run's `deadline` or the mode's next timer wake, whichever is first;

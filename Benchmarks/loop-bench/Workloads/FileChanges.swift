@@ -1,0 +1,189 @@
+import CLibevBench
+import Foundation
+import RunLoopKit
+import Synchronization
+
+/// Workload 15 (issue 27): file changes. A file in a temporary directory, watched by
+/// RunLoopKit's `EVSource(watching:)` (inotify on the file's directory) and by libev's
+/// `ev_stat` at its default interval (on Linux, inotify on the file and a `stat()` per
+/// event; with a local file system no polling timer).
+///
+/// - latency: a writer thread appends one byte, waits until the handler saw it, waits
+///   ``gap`` more (so that the loop is asleep again), and repeats; the time from just
+///   before `write()` to the handler.
+/// - burst: a writer thread appends ``burstWrites`` bytes back to back, one `write()`
+///   each; the loop runs ``burstWindow`` from the start; how many callouts it made.
+///   RunLoopKit with a 50 ms tolerance (a burst shorter than that is one callout); libev's
+///   `ev_stat` has no tolerance, its figure shows what a handler without one sees.
+///
+/// RunLoopKit and libev in interleaved pairs of child processes (``Pairs``).
+enum FileChanges {
+    static let name = "files"
+
+    static let unavailable: [Peer: String] = [
+        .foundation: "no file watching in swift-corelibs-foundation",
+        .dispatch: "no vnode source on Linux (DISPATCH_SOURCE_TYPE_VNODE is Darwin's)",
+        .nio: "no file-watching API",
+        .taskSleep: "no file-watching API in the standard library",
+        .timerSequence: "a timer sequence watches no file",
+    ]
+
+    /// The pause after each handled write before the next one (s).
+    static let gap = 0.0002
+    /// Writes per burst, and the burst's tolerance.
+    static let burstWrites = 1_000
+    static let burstTolerance: Duration = .milliseconds(50)
+    /// How long the loop runs from the start of a burst (s): the burst takes a few ms, the
+    /// hold 50 ms.
+    static let burstWindow = 0.3
+
+    static func measure(_ plan: Plan) -> [Row] {
+        let latency = Pairs.run(name, count: plan.pairs, peers: plan.peers,
+                                arguments: ["latency", String(plan.fileSamples)])
+        let burst = Pairs.run(name, count: plan.pairs, peers: plan.peers,
+                              arguments: ["burst", String(burstWrites)])
+        let n = "\(plan.fileSamples.grouped) appends of one byte, one at a time"
+        var medianRow = Row.make(name, "write → handler latency median, \(n)", unit: "µs",
+                                 values: [:], unavailable: unavailable)
+            .paired(latency, figure: 0)
+        medianRow = medianRow.withRatioGoal("≤ 1.5× libev", to: .libev, bound: 1.5)
+        let p99Row = Row.make(name, "write → handler latency p99, \(n)", unit: "µs",
+                              values: [:], unavailable: unavailable)
+            .paired(latency, figure: 1)
+        var burstRow = Row.make(
+            name, "callouts for a burst of \(burstWrites.grouped) writes, 50 ms tolerance (libev: ev_stat, no tolerance)",
+            unit: "callouts", better: .neither, goal: "1–3 callouts", values: [:], unavailable: unavailable)
+            .paired(burst, figure: 0)
+        burstRow.pairRatios = nil  // a count against a count without tolerance: no ratio goal
+        burstRow.goalMet = burst.runLoopKit.isEmpty ? nil : burst.runLoopKit.allSatisfy { (1...3).contains($0[0]) }
+        return [medianRow, p99Row, burstRow]
+    }
+
+    /// A child of the pairs: `[peer key, "latency" or "burst", count]`. Latency: after an
+    /// untimed run of 20, the median and p99 (µs) of `count` appends. Burst: the callouts
+    /// for a burst of `count` writes.
+    static func child(_ arguments: [String]) {
+        guard arguments.count == 3, let peer = Peer(key: arguments[0]), [.runLoopKit, .libev].contains(peer),
+              let count = Int(arguments[2]), ["latency", "burst"].contains(arguments[1]) else {
+            fatalError("loop-bench files child: expected runloopkit or libev, latency or burst, and a count, got \(arguments)")
+        }
+        if arguments[1] == "latency" {
+            _ = latencies(peer, count: 20)
+            let summary = Summary(latencies(peer, count: count))
+            Pairs.report([summary.median / 1e3, summary.percentile(99) / 1e3])
+        } else {
+            Pairs.report([Double(burstCallouts(peer, writes: count))])
+        }
+    }
+
+    /// `count` appends, one at a time, to a fresh watched file: write → handler latency of
+    /// each (ns).
+    static func latencies(_ peer: Peer, count: Int) -> [Double] {
+        withWatchedFile { path in
+            switch peer {
+            case .runLoopKit:
+                return onFreshThread { runLoopKitLatencies(path: path, count: count) }
+            default:
+                var latencies = [Int64](repeating: 0, count: count)
+                let status = lb_file_changes(path, Int32(count), gap, &latencies)
+                precondition(status == 0, "lb_file_changes failed (errno \(errno))")
+                return latencies.map(Double.init)
+            }
+        }
+    }
+
+    /// The callouts for a burst of `writes` appends to a fresh watched file.
+    static func burstCallouts(_ peer: Peer, writes: Int) -> Int {
+        withWatchedFile { path in
+            switch peer {
+            case .runLoopKit:
+                return onFreshThread { runLoopKitBurst(path: path, writes: writes) }
+            default:
+                var callouts: Int64 = 0
+                let status = lb_file_burst(path, Int32(writes), burstWindow, &callouts)
+                precondition(status == 0, "lb_file_burst failed (errno \(errno))")
+                return Int(callouts)
+            }
+        }
+    }
+
+    /// What the writer and the handler share: when the last write started (monotonic ns),
+    /// how many writes the handler saw, and the latencies it recorded.
+    private final class Exchange: Sendable {
+        let sentAt = Atomic<Int64>(0)
+        let handled = Atomic<Int>(0)
+        let latencies = Mutex<[Double]>([])
+    }
+
+    private static func runLoopKitLatencies(path: String, count: Int) -> [Double] {
+        let loop = EVRunLoop.current
+        let exchange = Exchange()
+        exchange.latencies.withLock { $0.reserveCapacity(count) }
+        let source = try! EVSource(watching: path, for: .modified) { source in
+            let now = lb_monotonic_ns()
+            let index = exchange.handled.load(ordering: .relaxed)
+            guard index < count else { return }
+            let latency = Double(now - exchange.sentAt.load(ordering: .acquiring))
+            exchange.latencies.withLock { $0.append(latency) }
+            exchange.handled.store(index + 1, ordering: .releasing)
+            if index + 1 == count { source.invalidate() }
+        }
+        loop.add(source, forMode: .default)
+        let descriptor = openForAppend(path)
+        let writer = Thread {
+            var byte = UInt8(ascii: "x")
+            for index in 0..<count {
+                while exchange.handled.load(ordering: .acquiring) < index { sched_yield() }
+                Thread.sleep(forTimeInterval: gap)
+                exchange.sentAt.store(lb_monotonic_ns(), ordering: .releasing)
+                precondition(write(descriptor, &byte, 1) == 1, "loop-bench files: write failed (errno \(errno))")
+            }
+        }
+        writer.start()
+        let result = loop.run(mode: .default, for: .seconds(60))
+        precondition(result == .finished, "loop-bench files: \(exchange.handled.load(ordering: .relaxed)) of \(count) writes seen (\(result))")
+        close(descriptor)
+        return exchange.latencies.withLock { $0 }
+    }
+
+    private static func runLoopKitBurst(path: String, writes: Int) -> Int {
+        let loop = EVRunLoop.current
+        let callouts = AtomicCounter()
+        let source = try! EVSource(watching: path, for: .modified, tolerance: burstTolerance) { _ in
+            callouts.increment()
+        }
+        loop.add(source, forMode: .default)
+        let descriptor = openForAppend(path)
+        let written = DispatchSemaphore(value: 0)
+        let writer = Thread {
+            var byte = UInt8(ascii: "x")
+            for _ in 0..<writes {
+                precondition(write(descriptor, &byte, 1) == 1, "loop-bench files: write failed (errno \(errno))")
+            }
+            written.signal()
+        }
+        writer.start()
+        loop.run(mode: .default, for: .seconds(burstWindow))
+        source.invalidate()
+        written.wait()
+        close(descriptor)
+        return callouts.value
+    }
+
+    private static func openForAppend(_ path: String) -> Int32 {
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        precondition(descriptor >= 0, "loop-bench files: open \(path) failed (errno \(errno))")
+        return descriptor
+    }
+
+    /// Runs `body` with the path of an empty file in a new temporary directory, removed after.
+    private static func withWatchedFile<Result>(_ body: (String) -> Result) -> Result {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("loop-bench-files-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        try! FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/watched.conf"
+        precondition(FileManager.default.createFile(atPath: path, contents: nil), "loop-bench files: cannot create \(path)")
+        return body(path)
+    }
+}

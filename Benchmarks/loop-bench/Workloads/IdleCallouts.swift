@@ -1,0 +1,109 @@
+import CLibevBench
+import Foundation
+import RunLoopKit
+import Synchronization
+
+/// Workload 16 (issue 27): idle callouts. One idle source on a fresh loop whose handler
+/// counts to N, then removes itself and stops the run: RunLoopKit's `EVSource.idle` (the
+/// loop polls where it would wait, and fires the source when the poll found nothing),
+/// libev's `ev_idle` (`ev_run` polls with a zero timeout while an idle watcher is active and
+/// calls it when nothing else is pending). The process's CPU time per callout; the run is
+/// `measuredIdle` / `lb_measuredIdle` (callgrind: `loop-bench --probe idle N W`).
+///
+/// Two shapes: the loop watches nothing else, or it also watches one descriptor (a pipe
+/// nobody writes), as a program's loop usually does. libev polls the kernel on every pass
+/// either way; RunLoopKit's poll skips `epoll_wait` when it watches no descriptor and no
+/// wake is pending, so only the second shape compares the same work.
+///
+/// The goal, ≤ 1.5× libev: an idle callout on either side is a whole pass, and with a
+/// descriptor watched both make the same zero-timeout `epoll_wait` per callout (160 ns on
+/// this machine, about half of libev's callout); the pass workload puts a polling
+/// RunLoopKit pass, with an observer on every activity, at about 1× libev's, so the idle
+/// pass's own additions (the check that the poll found nothing, the callout) have half a
+/// libev callout to fit in. RunLoopKit and libev in interleaved pairs of child processes
+/// (``Pairs``).
+enum IdleCallouts {
+    static let name = "idle"
+
+    static let unavailable: [Peer: String] = [
+        .foundation: "CFRunLoop has no idle source",
+        .dispatch: "no idle source",
+        .nio: "no idle callback on its event loop",
+        .taskSleep: "no idle callback (Task.yield is not one: it does not wait for an idle loop)",
+        .timerSequence: "a timer sequence has no idle callback",
+    ]
+
+    static func measure(_ plan: Plan) -> [Row] {
+        [false, true].map { watching in
+            let pairs = Pairs.run(name, count: plan.pairs, peers: plan.peers,
+                                  arguments: [String(plan.idleCallouts), watching ? "1" : "0"])
+            let shape = watching ? "the loop also watching an idle pipe" : "nothing else in the loop"
+            return Row.make(name, "CPU ns per idle callout, \(plan.idleCallouts.grouped) callouts of one idle source, \(shape)",
+                            unit: "ns", values: [:], unavailable: unavailable)
+                .paired(pairs, figure: 0)
+                .withRatioGoal("≤ 1.5× libev", to: .libev, bound: 1.5)
+        }
+    }
+
+    /// A child of the pairs: `[peer key, callouts, 0 or 1 watched pipes]`; prints the
+    /// lowest CPU ns per callout of three runs after an untimed one (the lowest: a
+    /// neighbour's burst only ever adds).
+    static func child(_ arguments: [String]) {
+        guard arguments.count == 3, let peer = Peer(key: arguments[0]), [.runLoopKit, .libev].contains(peer),
+              let callouts = Int(arguments[1]), ["0", "1"].contains(arguments[2]) else {
+            fatalError("loop-bench idle child: expected runloopkit or libev, a callout count and 0 or 1, got \(arguments)")
+        }
+        let watching = arguments[2] == "1"
+        _ = measureOnce(peer, callouts: callouts, watching: watching)
+        Pairs.report([(0..<3).map { _ in measureOnce(peer, callouts: callouts, watching: watching) }.min()!])
+    }
+
+    /// CPU ns per callout of `callouts` idle callouts on a fresh thread; `watching`: the
+    /// loop also watches the read end of a pipe nobody writes.
+    static func measureOnce(_ peer: Peer, callouts: Int, watching: Bool) -> Double {
+        var ends: [Int32] = [-1, -1]
+        if watching { precondition(pipe(&ends) == 0, "loop-bench idle: pipe failed (errno \(errno))") }
+        defer { if watching { close(ends[0]); close(ends[1]) } }
+        let watched = ends[0]
+        let cpu = onFreshThread { () -> Int64 in
+            switch peer {
+            case .runLoopKit:
+                return runLoopKit(callouts: callouts, watched: watched)
+            default:
+                var cpu: Int64 = 0
+                precondition(lb_idle(Int32(callouts), watched, &cpu) == 0, "lb_idle failed")
+                return cpu
+            }
+        }
+        return Double(cpu) / Double(callouts)
+    }
+
+    /// The handler's count (loop thread only; an atomic so that the `@Sendable` handler may
+    /// hold it, read and written with plain loads and stores as libev's side counts).
+    private final class Count: Sendable {
+        let value = Atomic<Int>(0)
+    }
+
+    private static func runLoopKit(callouts: Int, watched: Int32) -> Int64 {
+        let loop = EVRunLoop.current
+        let count = Count()
+        let source = EVSource.idle { source in
+            let next = count.value.load(ordering: .relaxed) + 1
+            count.value.store(next, ordering: .relaxed)
+            if next == callouts {
+                source.invalidate()
+                loop.stop()
+            }
+        }
+        loop.add(source, forMode: .default)
+        let pipeSource = watched < 0 ? nil : try! EVSource(fileDescriptor: watched) { _ in }
+        if let pipeSource { loop.add(pipeSource, forMode: .default) }
+        let cpu0 = lb_process_cpu_ns()
+        measuredIdle(loop)
+        let cpu = lb_process_cpu_ns() - cpu0
+        pipeSource?.invalidate()
+        precondition(count.value.load(ordering: .relaxed) == callouts,
+                     "loop-bench idle: \(count.value.load(ordering: .relaxed)) of \(callouts) callouts")
+        return cpu
+    }
+}
