@@ -1,3 +1,5 @@
+import Foundation
+import Glibc
 import RunLoopKit
 import Testing
 
@@ -21,4 +23,104 @@ struct TraceTests {
         trace.removeAll()
         #expect(trace.events.isEmpty)
     }
+
+    @Test("timed: every step at its instant, callouts with their durations, the wait and why it ended")
+    func timedRun() {
+        let clock = EVVirtualClock()
+        let loop = EVRunLoop(clock: clock)
+        let trace = EVRunLoop.Trace()
+        loop.trace = trace
+        loop.add(EVObserver(activities: .afterWaiting, label: "o") { _, _ in
+            clock.advance(by: .microseconds(250))  // an observer that takes 0.25 ms
+        }, forMode: .default)
+        loop.add(EVTimer(interval: .milliseconds(10), repeats: false, label: "t") { _ in
+            clock.advance(by: .milliseconds(2))  // a callout that takes 2 ms
+        }, forMode: .default)
+        let result = loop.run(mode: .default, for: .seconds(1))
+
+        #expect(result == .finished)
+        #expect(trace.timedLines() == [
+            "0.000 entry", "0.000 beforeTimers", "0.000 beforeSources", "0.000 beforeWaiting",
+            "0.000 sleep until 10.000", "10.000 wake(deadline)", "10.000 afterWaiting", "10.000 o@afterWaiting 0.250",
+            "10.250 timer(t) 2.000", "12.250 exit", "12.250 return(finished)",
+        ])
+        #expect(trace.lines == [
+            "entry", "beforeTimers", "beforeSources", "beforeWaiting", "afterWaiting", "o@afterWaiting",
+            "timer(t)", "exit", "return(finished)",
+        ])
+    }
+
+    @Test("a trace keeps its last entries, and forgets them on removeAll")
+    func ringKeepsTheLast() {
+        let loop = EVRunLoop(clock: EVVirtualClock())
+        let trace = EVRunLoop.Trace(capacity: 3)
+        loop.trace = trace
+        loop.perform(label: "b") {}
+        _ = loop.run(mode: .default, for: .zero)
+        #expect(trace.lines.count == 3 && trace.lines.last?.hasPrefix("return(") == true)
+        #expect(trace.entries.count == 3)
+        #expect(trace.droppedCount > 0)
+        trace.removeAll()
+        #expect(trace.entries.isEmpty && trace.droppedCount == 0)
+    }
 }
+
+@Suite("Real time: trace of waits")
+struct TraceWaitTests {
+    @Test("a wait ended by a wake-up from another thread says so")
+    func wakeUpReason() {
+        let steps = onFreshThread { () -> [String] in
+            let loop = EVRunLoop.current
+            let trace = EVRunLoop.Trace()
+            let source = EVSource(label: "s") { _ in loop.stop() }
+            loop.add(source, forMode: .default)
+            let other = DispatchSemaphore(value: 0)
+            loop.add(EVObserver(activities: .beforeWaiting) { _, _ in other.signal() }, forMode: .default)
+            Thread.detachNewThread {
+                other.wait()
+                source.signal()
+                loop.wakeUp()
+            }
+            loop.trace = trace
+            _ = loop.run(mode: .default, for: .seconds(3600))
+            loop.trace = nil
+            source.invalidate()
+            return trace.entries.compactMap { entry -> String? in
+                switch entry.step {
+                case .sleep(let until):
+                    until.map { "sleep until +\(($0.nanoseconds - entry.instant.nanoseconds + 500_000_000) / 1_000_000_000) s" }
+                case .wake(let reason): "wake(\(reason))"
+                case .event: nil
+                }
+            }
+        }
+        #expect(steps == ["sleep until +3600 s", "wake(wakeUp)"])
+    }
+
+    @Test("a wait ended by a ready pipe says descriptor")
+    func descriptorReason() {
+        let reasons = onFreshThread { () -> [String] in
+            let loop = EVRunLoop.current
+            var fds: [Int32] = [0, 0]
+            guard pipe(&fds) == 0 else { return [] }
+            let (readEnd, writeEnd) = (fds[0], fds[1])
+            defer { close(readEnd); close(writeEnd) }
+            let source = try! EVSource(fileDescriptor: readEnd) { _ in
+                var byte: UInt8 = 0
+                _ = read(readEnd, &byte, 1)
+            }
+            loop.add(source, forMode: .default)
+            loop.add(EVObserver(activities: .beforeWaiting) { _, _ in _ = write(writeEnd, "x", 1) }, forMode: .default)
+            let trace = EVRunLoop.Trace()
+            loop.trace = trace
+            _ = loop.run(mode: .default, for: .seconds(10), returnAfterSourceHandled: true)
+            loop.trace = nil
+            source.invalidate()
+            return trace.entries.compactMap { entry in
+                if case .wake(let reason) = entry.step { "\(reason)" } else { nil }
+            }
+        }
+        #expect(reasons == ["descriptor"])
+    }
+}
+

@@ -26,12 +26,13 @@ extension LoopEngine {
         let task = loop.asUnownedTaskExecutor()
         for queued in runningJobs {
             stats.jobsRun += 1
-            trace?.record(.job)
+            let mark = beginCallout(.job)
             if queued.isolated {
                 queued.job.runSynchronously(isolatedTo: serial, taskExecutor: task)
             } else {
                 queued.job.runSynchronously(on: task)
             }
+            endCallout(mark)
         }
         runningJobs.removeAll(keepingCapacity: true)
     }

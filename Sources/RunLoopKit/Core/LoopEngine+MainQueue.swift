@@ -89,10 +89,11 @@ extension LoopEngine {
               polled || (ready && MainDispatchQueue.consumeWake(mainQueue.handle)) else { return false }
         port.servicedLastPass = true
         stats.mainQueueDrains += 1
-        trace?.record(.mainQueue)
+        let mark = beginCallout(.mainQueue)
         mainQueue.isDraining = true
         MainDispatchQueue.drain()
         mainQueue.isDraining = false
+        endCallout(mark)
         return true
     }
 }

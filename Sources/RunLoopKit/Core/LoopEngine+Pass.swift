@@ -7,7 +7,7 @@ extension LoopEngine {
         drainInbox()
         guard let state = lastRunState?.mode == mode ? lastRunState : stateToRun(mode, call: call),
               !isEmpty(state) else {
-            trace?.record(.returned(.finished))
+            traceEvent(.returned(.finished))
             return .finished
         }
         let frame = enterRun(state)
@@ -15,7 +15,7 @@ extension LoopEngine {
         notify(.entry, state)
         let result = passes(state, until: deadline, stopAfterSource: stopAfterSource)
         notify(.exit, state)
-        trace?.record(.returned(result))
+        traceEvent(.returned(result))
         return result
     }
 
@@ -199,9 +199,30 @@ extension LoopEngine {
             backend.wait(.poll, events: self)
         } else {
             stats.wakeups += 1
-            backend.wait(planWait(state, until: Instant(nanoseconds: deadline)), events: self)
+            let wait = planWait(state, until: Instant(nanoseconds: deadline))
+            guard let trace else {
+                backend.wait(wait, events: self)
+                shared.plannedWake.store(.min, ordering: .relaxed)
+                return
+            }
+            let latest = wait.latestNanoseconds
+            trace.record(.sleep(until: latest == .max ? nil : Instant(nanoseconds: latest)), at: backend.now())
+            let readyBefore = readySources.count
+            backend.wait(wait, events: self)
             shared.plannedWake.store(.min, ordering: .relaxed)
+            trace.record(.wake(wakeReason(readyBefore: readyBefore)), at: backend.now())
         }
+    }
+
+    /// Why the wait that just ended ended: its deadline, a source the backend reported ready
+    /// (sources reported past `readyBefore`), the main queue, or else a wake-up.
+    private func wakeReason(readyBefore: Int) -> Trace.WakeReason {
+        if backend.expiredDeadline != nil { return .deadline }
+        if readySources.count > readyBefore {
+            return readySources[readyBefore...].contains { $0.caughtSignal != nil && $0.fileDescriptor == nil } ? .signal : .descriptor
+        }
+        if mainQueue.isReady { return .mainQueue }
+        return .wakeUp
     }
 
     /// The coming wait, its latest end published in `shared.plannedWake` so that another thread
@@ -260,7 +281,7 @@ extension LoopEngine {
     }
 
     private func notifyListeners(_ activity: Activity, _ state: ModeState) {
-        trace?.record(.activity(activity))
+        traceEvent(.activity(activity))
         guard state.observerMask & activity.rawValue != 0 else { return }
         // The snapshot keeps every observer in it alive: no reference counting per observer.
         let snapshot = state.observers(of: activity)
@@ -270,8 +291,9 @@ extension LoopEngine {
                     guard observer.isValid, !observer.isFiring else { return }
                     observer.isFiring = true
                     stats.observerCallouts += 1
-                    trace?.record(.observer(observer.label ?? "observer", activity))
+                    let mark = beginCallout(.observer(observer.label ?? "observer", activity))
                     observer.callout(observer, activity)
+                    endCallout(mark)
                     observer.isFiring = false
                     if !observer.repeats { observer.invalidate() }
                 }
@@ -303,8 +325,9 @@ extension LoopEngine {
                 continue
             }
             stats.blocksRun += 1
-            trace?.record(.block(block.label ?? "block"))
+            let mark = beginCallout(.block(block.label ?? "block"))
             block.body()
+            endCallout(mark)
         }
         blocks = kept + blocks
     }

@@ -184,7 +184,7 @@ extension LoopEngine {
     private func closePolledRun(_ result: RunResult?) {
         guard let run = polledRun else { return }
         notify(.exit, run.state)
-        if let result { trace?.record(.returned(result)) }
+        if let result { traceEvent(.returned(result)) }
         polledRun = nil
         leaveRun(run.frame)
         shared.ignoreWakeUps.store(true, ordering: .releasing)  // between runs, as after any outermost run

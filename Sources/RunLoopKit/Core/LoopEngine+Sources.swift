@@ -247,8 +247,9 @@ extension LoopEngine: BackendEvents {
             return
         }
         stats.sourceFires += 1
-        trace?.record(.source(source.label ?? "source"))
+        let mark = beginCallout(.source(source.label ?? "source"))
         source.handler(source)
+        endCallout(mark)
     }
 
     /// A file source whose inotify instance is ready, or whose tolerance's hold ended: its
@@ -267,8 +268,9 @@ extension LoopEngine: BackendEvents {
         }
         guard delivering else { return }
         stats.sourceFires += 1
-        trace?.record(.source(source.label ?? "source"))
+        let mark = beginCallout(.source(source.label ?? "source"))
         source.handler(source)
+        endCallout(mark)
         if watch.ended { source.invalidate() }
     }
 

@@ -151,8 +151,9 @@ extension LoopEngine {
         timer.fireDateSetInCallout = false
         timer.isFiring = true
         stats.timerFires += 1
-        trace?.record(.timer(timer.label ?? "timer"))
+        let mark = beginCallout(.timer(timer.label ?? "timer"))
         timer.block(timer)
+        endCallout(mark)
         timer.isFiring = false
         guard timer.isValid else { return }
         guard timer.repeats else {

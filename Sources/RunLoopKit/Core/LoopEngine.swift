@@ -91,6 +91,34 @@ final class LoopEngine {
     /// Records every activity and callout of this loop while set (``EVRunLoop/trace``).
     @exclusivity(unchecked) var trace: Trace?
 
+    /// A callout's entry in the trace that was set when it began, for its duration.
+    struct CalloutMark {
+        let trace: Trace
+        let number: Int
+    }
+
+    /// Records `event` in the trace, if one is set, at the clock's reading now; `event` is
+    /// made only then.
+    @inline(__always)
+    func traceEvent(_ event: @autoclosure () -> Trace.Event) {
+        guard let trace else { return }
+        trace.record(event(), at: backend.now())
+    }
+
+    /// Records the start of a callout (``traceEvent(_:)``); ``endCallout(_:)`` records how
+    /// long it ran.
+    @inline(__always)
+    func beginCallout(_ event: @autoclosure () -> Trace.Event) -> CalloutMark? {
+        guard let trace else { return nil }
+        return CalloutMark(trace: trace, number: trace.record(event(), at: backend.now()))
+    }
+
+    @inline(__always)
+    func endCallout(_ mark: CalloutMark?) {
+        guard let mark else { return }
+        mark.trace.finish(mark.number, at: backend.now())
+    }
+
     init(backend: any Backend, shared: LoopShared, isMainLoop: Bool) {
         self.backend = backend
         self.shared = shared

@@ -14,7 +14,16 @@ extension EVRunLoop {
     /// ```
     ///
     /// Notification points are recorded whether or not an observer listens, so a trace shows
-    /// the pass structure of CFRunLoop's `__CFRunLoopRun`. There is no CF counterpart.
+    /// the pass structure of CFRunLoop's `__CFRunLoopRun`.
+    ///
+    /// Each entry also has its instant on the loop's clock (exact on an ``EVVirtualClock``,
+    /// so a test can assert times as well as order), callouts have how long they ran, and
+    /// waits appear as a `sleep` (with the deadline asked for) and a `wake` (with its reason:
+    /// ``WakeReason``): see ``entries`` and ``timedLines(since:)``, which prints a run as
+    /// `"0.000 sleep until 10.000"`, `"10.000 wake(deadline)"`, `"10.000 timer(t) 2.000"`
+    /// (milliseconds). ``lines`` leaves times and waits out, for assertions of order only.
+    /// There is no CF counterpart; libuv's `uv_metrics_info` and SwiftNIO's tick metrics
+    /// report some of the same times.
     public final class Trace {
         /// One step of a run.
         public enum Event: Hashable, Sendable, CustomStringConvertible {
@@ -51,45 +60,166 @@ extension EVRunLoop {
             }
         }
 
-        /// The most recent events, oldest first: at most ``capacity`` of them.
-        public var events: [Event] { Array(ring[start...] + ring[..<start]) }
+        /// Why a wait ended.
+        public enum WakeReason: Hashable, Sendable, CustomStringConvertible {
+            /// The deadline the loop asked for came: a timer's, or the run's.
+            case deadline
+            /// A watched descriptor became ready (a descriptor, file or child source's).
+            case descriptor
+            /// A POSIX signal arrived for a signal source.
+            case signal
+            /// libdispatch's main queue got work (the main loop).
+            case mainQueue
+            /// ``EVRunLoop/wakeUp()``, or what calls it: a block, a timer or a source handed
+            /// over from another thread, a `stop()`.
+            case wakeUp
 
-        /// How many events the trace keeps; older ones are dropped (counted in ``droppedCount``).
+            /// `deadline`, `descriptor`, `signal`, `mainQueue` or `wakeUp`.
+            public var description: String {
+                switch self {
+                case .deadline: "deadline"
+                case .descriptor: "descriptor"
+                case .signal: "signal"
+                case .mainQueue: "mainQueue"
+                case .wakeUp: "wakeUp"
+                }
+            }
+        }
+
+        /// One recorded step with its time on the loop's clock.
+        public struct Entry: Hashable, Sendable {
+            /// What the loop did.
+            public enum Step: Hashable, Sendable {
+                /// An event of ``Trace/events``: a notification point, a callout, a return.
+                case event(Event)
+                /// The loop went to sleep until `deadline` at the latest (the end of its timers'
+                /// wake window or the run's deadline; nil: none, until an event).
+                case sleep(until: Instant?)
+                /// The loop woke, for `reason`.
+                case wake(WakeReason)
+            }
+
+            /// What the loop did.
+            public var step: Step
+            /// When, on the loop's clock (``EVRunLoop/Instant``; exact on a virtual clock); for
+            /// a callout, when it began.
+            public var instant: Instant
+            /// For a callout, how long it ran; nil for other steps, and while it runs.
+            public var duration: Duration?
+
+            /// Creates an entry.
+            ///
+            /// - Parameters:
+            ///   - step: what the loop did.
+            ///   - instant: when.
+            ///   - duration: how long a callout ran.
+            public init(step: Step, instant: Instant, duration: Duration? = nil) {
+                self.step = step
+                self.instant = instant
+                self.duration = duration
+            }
+        }
+
+        /// The most recent entries, oldest first: at most ``capacity`` of them.
+        public var entries: [Entry] {
+            guard ring.count == capacity else { return ring }
+            let start = (recorded - base) % capacity
+            return Array(ring[start...] + ring[..<start])
+        }
+
+        /// The most recent events, oldest first (the sleeps and wakes of ``entries`` left out).
+        public var events: [Event] {
+            entries.compactMap { entry in
+                if case .event(let event) = entry.step { event } else { nil }
+            }
+        }
+
+        /// How many entries the trace keeps; older ones are dropped (counted in ``droppedCount``).
         public let capacity: Int
 
-        /// How many events were dropped to stay within ``capacity``.
-        public private(set) var droppedCount = 0
+        /// How many entries were dropped to stay within ``capacity``.
+        public var droppedCount: Int { recorded - base - ring.count }
 
-        private var ring: [Event] = []
-        /// Index of the oldest event in `ring` once it is full.
-        private var start = 0
+        private var ring: [Entry] = []
+        /// How many entries were ever recorded, and that count at the last ``removeAll()``.
+        private var recorded = 0
+        private var base = 0
 
-        /// Creates an empty trace that keeps the last `capacity` events.
+        /// Creates an empty trace that keeps the last `capacity` entries.
         ///
-        /// - Parameter capacity: how many events to keep, at least 1 (default 10,000).
+        /// - Parameter capacity: how many entries to keep, at least 1 (default 10,000).
         public init(capacity: Int = 10_000) {
             guard capacity >= 1 else { fatalError("EVRunLoop.Trace(capacity:): capacity \(capacity) must be at least 1") }
             self.capacity = capacity
         }
 
-        /// The events as their descriptions, for one-line assertions.
+        /// The events as their descriptions, for one-line assertions of order.
         public var lines: [String] { events.map(\.description) }
+
+        /// The entries with their times, for assertions of order and time: each line is the
+        /// milliseconds since `origin` (three decimals), the step, and for a callout how long
+        /// it ran: `"10.000 timer(t) 0.250"`, `"0.000 sleep until 10.000"`,
+        /// `"10.000 wake(deadline)"`, `"0.000 sleep"` for a wait with no deadline.
+        ///
+        /// - Parameter origin: the instant shown as 0 (default: the first entry's).
+        /// - Returns: one line per entry, oldest first.
+        public func timedLines(since origin: Instant? = nil) -> [String] {
+            let all = entries
+            guard let zero = origin ?? all.first?.instant else { return [] }
+            func ms(_ nanos: Int64) -> String {
+                let micros = (nanos - zero.nanoseconds) / 1_000
+                let sign = micros < 0 ? "-" : ""
+                let whole = abs(micros)
+                let fraction = String(whole % 1_000)
+                return "\(sign)\(whole / 1_000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
+            }
+            func span(_ duration: Duration) -> String {
+                let micros = duration.nanoseconds / 1_000
+                let fraction = String(micros % 1_000)
+                return "\(micros / 1_000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
+            }
+            return all.map { entry in
+                let at = ms(entry.instant.nanoseconds)
+                switch entry.step {
+                case .event(let event):
+                    return entry.duration.map { "\(at) \(event) \(span($0))" } ?? "\(at) \(event)"
+                case .sleep(let deadline):
+                    return deadline.map { "\(at) sleep until \(ms($0.nanoseconds))" } ?? "\(at) sleep"
+                case .wake(let reason):
+                    return "\(at) wake(\(reason))"
+                }
+            }
+        }
 
         /// Forgets everything recorded so far.
         public func removeAll() {
             ring.removeAll()
-            start = 0
-            droppedCount = 0
+            base = recorded
         }
 
-        func record(_ event: Event) {
+        /// Records `step` at `instant`; returns its number, for ``finish(_:at:)``.
+        @discardableResult
+        func record(_ step: Entry.Step, at instant: Instant) -> Int {
+            let entry = Entry(step: step, instant: instant)
             if ring.count < capacity {
-                ring.append(event)
+                ring.append(entry)
             } else {
-                ring[start] = event
-                start = (start + 1) % capacity
-                droppedCount += 1
+                ring[(recorded - base) % capacity] = entry
             }
+            recorded += 1
+            return recorded - 1
+        }
+
+        /// Records `event` at `instant`.
+        @discardableResult
+        func record(_ event: Event, at instant: Instant) -> Int { record(.event(event), at: instant) }
+
+        /// Sets the duration of the callout recorded as `number`, which ended at `end`, if the
+        /// trace still keeps it.
+        func finish(_ number: Int, at end: Instant) {
+            guard number >= base, number >= recorded - ring.count, number < recorded else { return }
+            let index = (number - base) % capacity
+            ring[index].duration = .nanoseconds(end.nanoseconds - ring[index].instant.nanoseconds)
         }
     }
 }
