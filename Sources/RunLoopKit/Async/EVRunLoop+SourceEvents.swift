@@ -64,7 +64,7 @@ extension EVRunLoop {
         /// - Returns: an iterator whose source lives until the iterator goes away or its
         ///   task is cancelled.
         public func makeAsyncIterator() -> Iterator {
-            let channel = SourceEventChannel<SourceEvent> { older, newer in newer.merged(after: older) }
+            let channel = LatestValueChannel<SourceEvent, EVRunLoop.Error> { older, newer in newer.merged(after: older) }
             let (loop, mode, pausesAfterEach) = (self.loop, self.mode, self.pausesAfterEach)
             do {
                 let source = try makeSource { source in
@@ -108,11 +108,11 @@ extension EVRunLoop {
 
         /// One iteration's channel and source; the source ends with it.
         final class Subscription: Sendable {
-            let channel: SourceEventChannel<SourceEvent>
+            let channel: LatestValueChannel<SourceEvent, EVRunLoop.Error>
             let source: EVSource?
             let loop: EVRunLoop
 
-            init(channel: SourceEventChannel<SourceEvent>, source: EVSource?, loop: EVRunLoop) {
+            init(channel: LatestValueChannel<SourceEvent, EVRunLoop.Error>, source: EVSource?, loop: EVRunLoop) {
                 self.channel = channel
                 self.source = source
                 self.loop = loop

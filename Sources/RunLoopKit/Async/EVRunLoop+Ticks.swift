@@ -48,14 +48,14 @@ extension EVRunLoop {
         let loop: EVRunLoop
         /// Makes and adds the driver (a timer or display link) that sends into the channel,
         /// and returns how to stop it.
-        let start: @Sendable (LatestValueChannel<Tick>) -> @Sendable () -> Void
+        let start: @Sendable (LatestValueChannel<Tick, Never>) -> @Sendable () -> Void
 
         /// Starts a new timer for this iteration.
         ///
         /// - Returns: an iterator whose timer (or display link) runs until the iterator goes away
         ///   or its task is cancelled.
         public func makeAsyncIterator() -> Iterator {
-            let channel = LatestValueChannel<Tick> { older, newer in
+            let channel = LatestValueChannel<Tick, Never> { older, newer in
                 Tick(scheduled: newer.scheduled, wakeDate: newer.wakeDate,
                      skipped: older.skipped + 1 + newer.skipped)
             }
@@ -76,16 +76,16 @@ extension EVRunLoop {
 
         /// One iteration's channel and timer; the timer ends with it.
         final class Subscription: Sendable {
-            let channel: LatestValueChannel<Tick>
+            let channel: LatestValueChannel<Tick, Never>
             let stop: @Sendable () -> Void
 
-            init(channel: LatestValueChannel<Tick>, stop: @escaping @Sendable () -> Void) {
+            init(channel: LatestValueChannel<Tick, Never>, stop: @escaping @Sendable () -> Void) {
                 self.channel = channel
                 self.stop = stop
             }
 
             deinit {
-                channel.finish()
+                channel.cancel()
                 stop()
             }
         }
@@ -159,7 +159,7 @@ extension EVRunLoop {
 
     /// Adds the timer that `makeTimer` builds around a callout sending ticks into `channel`.
     private func startTicking(
-        _ channel: LatestValueChannel<Tick>, interval: Int64,
+        _ channel: LatestValueChannel<Tick, Never>, interval: Int64,
         makeTimer: (@escaping @Sendable (EVTimer) -> Void) -> EVTimer
     ) -> @Sendable () -> Void {
         let previous = LoopBound<Int64?>(nil, loop: self)
