@@ -6,6 +6,8 @@ struct Plan: Sendable {
     /// Interleaved RunLoopKit/libev pairs on the rows whose goal is a ratio to libev
     /// (``Pairs``): at least 7, fewer only in a quick run.
     var pairs: Int
+    /// Whether both children of a pair run bound to one CPU (``Pairs``; `--unpinned`: no).
+    var pinsPairs = true
     /// Fire throughput: timer counts, and the measured window per run (s).
     var throughputCounts: [Int]
     var throughputSeconds: Double

@@ -17,7 +17,7 @@ enum FireThroughput {
             let run = TimerRun(interval: interval, firstAfter: Array(repeating: interval, count: count),
                                seconds: plan.throughputSeconds)
             // RunLoopKit and libev in interleaved pairs of fresh processes, the rest here.
-            let pairs = Pairs.run(name, count: plan.pairs, peers: plan.peers,
+            let pairs = Pairs.run(name, plan: plan,
                                   arguments: [String(count), String(plan.throughputSeconds)])
             for _ in 0..<plan.repetitions {
                 for peer in Pairs.others(plan.peers) {
