@@ -38,7 +38,7 @@ enum BenchmarksFile {
           thread, the other peers on their own threads, after the process went quiet.
         - The workloads whose rows hold the goals that are ratios to libev (fire but its
           spread-interval row, schedule, pass, memory, descriptors): RunLoopKit and libev
-          are measured in \(plan.pairs) interleaved pairs: RunLoopKit,
+          are measured in \(plan.pairs) interleaved pairs (schedule: \(plan.schedulePairs)): RunLoopKit,
           libev, RunLoopKit, libev, …, each measurement a fresh child process that warms up
           first (schedule and pass: the lowest of three timed rounds)\(pinning); their cells
           are the medians over the pairs, and libev's bracket is the median of the pair ratios
