@@ -40,7 +40,7 @@ enum BenchmarksFile {
           spread-interval row, schedule, pass, memory, descriptors): RunLoopKit and libev
           are measured in \(plan.pairs) interleaved pairs (schedule: \(plan.schedulePairs)): RunLoopKit,
           libev, RunLoopKit, libev, …, each measurement a fresh child process that warms up
-          first (schedule and pass: the lowest of three timed rounds)\(pinning); their cells
+          first (fire, schedule and pass: the lowest of three timed rounds)\(pinning); their cells
           are the medians over the pairs, and libev's bracket is the median of the pair ratios
           with the lowest and highest pair ratio in parentheses. Goals are judged on that
           median ratio. The other peers run in the parent as above.
