@@ -6,6 +6,7 @@
 #include <ev.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,34 @@ int64_t lb_heap_in_use_bytes(void) {
 void lb_keep_freed_memory(void) {
     mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
     mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
+}
+
+// The calling thread's CPUs before the first pin (a pair's children are started from one
+// thread, the main one).
+static cpu_set_t unpinned;
+static int unpinned_saved;
+
+int lb_pin_to_cpu(int index) {
+    if (!unpinned_saved) {
+        if (sched_getaffinity(0, sizeof unpinned, &unpinned) != 0) return -1;
+        unpinned_saved = 1;
+    }
+    int count = CPU_COUNT(&unpinned);
+    if (count <= 0) return -1;
+    int wanted = index % count, seen = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+        if (!CPU_ISSET(cpu, &unpinned)) continue;
+        if (seen++ != wanted) continue;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        return sched_setaffinity(0, sizeof one, &one) == 0 ? cpu : -1;
+    }
+    return -1;
+}
+
+void lb_unpin(void) {
+    if (unpinned_saved) sched_setaffinity(0, sizeof unpinned, &unpinned);
 }
 
 int lb_libev_version_major(void) { return ev_version_major(); }

@@ -29,6 +29,9 @@ struct LoopBench: ParsableCommand {
     @Option(help: "Interleaved RunLoopKit/libev pairs on the rows whose goal is a ratio to libev (default: 7, or 2 with --quick).")
     var pairs: Int?
 
+    @Flag(help: "Let the children of the interleaved pairs run on any CPU (by default both children of a pair are bound to one CPU).")
+    var unpinned = false
+
     @Option(help: ArgumentHelp("Measure only these peers (comma-separated: \(Peer.keys)), e.g. for profiling.", valueName: "peers"))
     var peers: String?
 
@@ -90,6 +93,7 @@ struct LoopBench: ParsableCommand {
         var plan = quick ? Plan.quick : Plan.full
         if let repetitions { plan.repetitions = repetitions }
         if let pairs { plan.pairs = pairs }
+        if unpinned { plan.pinsPairs = false }
         if let peers { plan.peers = peers.split(separator: ",").compactMap { Peer(key: String($0)) } }
         let chosen = selectedNames.map { names in Workload.all.filter { names.contains($0.name) } } ?? Workload.all
 

@@ -28,6 +28,12 @@ int64_t lb_heap_in_use_bytes(void);
 /// measured round after an untimed one then reuses the untimed round's memory instead of
 /// page-faulting it in again (the schedule workload's children).
 void lb_keep_freed_memory(void);
+/// Binds the calling thread to the `index`-th CPU (modulo their count) of the CPUs it may run
+/// on when first called; what it starts afterwards (a pair's child) inherits the binding.
+/// Returns the CPU's number, or -1 (the binding is then unchanged).
+int lb_pin_to_cpu(int index);
+/// Gives the calling thread back the CPUs it had before the first `lb_pin_to_cpu`.
+void lb_unpin(void);
 /// libev's runtime version.
 int lb_libev_version_major(void);
 int lb_libev_version_minor(void);

@@ -5,6 +5,7 @@ import Foundation
 enum BenchmarksFile {
     static func render(machine: Machine, plan: Plan, quick: Bool, workloads: [Workload], rows: [Row],
                        charts: [Charts.Chart], reportPath: String) -> String {
+        let pinning = plan.pinsPairs ? ",\n  both children of a pair bound to one CPU (pair i on the i-th)" : ""
         var text = """
         # RunLoopKit benchmarks
 
@@ -37,12 +38,12 @@ enum BenchmarksFile {
           thread, the other peers on their own threads, after the process went quiet.
         - The workloads whose rows hold the goals that are ratios to libev (fire but its
           spread-interval row, schedule, pass, memory, descriptors): RunLoopKit and libev
-          are measured in \(plan.pairs) interleaved pairs (RunLoopKit, libev, RunLoopKit, libev, …),
-          each measurement a fresh child process that warms up first (schedule and pass:
-          the lowest of three timed rounds); their cells are the medians over the pairs,
-          and libev's bracket is the median of the \(plan.pairs) pair ratios with the lowest and
-          highest pair ratio in parentheses. Goals are judged on that median ratio. The
-          other peers run in the parent as above.
+          are measured in \(plan.pairs) interleaved pairs (schedule: \(plan.schedulePairs)): RunLoopKit,
+          libev, RunLoopKit, libev, …, each measurement a fresh child process that warms up
+          first (fire, schedule and pass: the lowest of three timed rounds)\(pinning); their cells
+          are the medians over the pairs, and libev's bracket is the median of the pair ratios
+          with the lowest and highest pair ratio in parentheses. Goals are judged on that
+          median ratio. The other peers run in the parent as above.
         - Instruction rows: user-space instructions counted by valgrind's callgrind (the
           measured function only, `--toggle-collect`), which the machine's other load does
           not move; one run per figure.

@@ -1,7 +1,13 @@
+import CLibevBench
+
 /// Interleaved pairs for the rows whose goal is a ratio to libev: RunLoopKit, libev,
 /// RunLoopKit, libev, …, each measurement a child process of its own (``Children``), so
 /// that each side starts from a fresh heap and a neighbour's burst on the shared machine
 /// hits both sides of a pair alike. The row's ratio is the median of the pairs' ratios.
+/// Both children of a pair run bound to one CPU (pair i on the i-th allowed CPU, so the
+/// pairs take turns on every CPU): neither side is moved between CPUs in the middle of its
+/// window, which empties its caches, and each pair's two sides meet the same CPU's
+/// neighbours (`--unpinned` turns this off; PROFILING.md, "Ratio rows that reproduce").
 ///
 /// A workload that measures so gives its `child` entry point a peer key first, then its
 /// own arguments; the child prints its figures as numbers on one line.
@@ -26,12 +32,16 @@ enum Pairs {
         }
     }
 
-    /// Runs `count` pairs of `workload` children with `arguments`, for the two peers that
-    /// `peers` holds (one side alone when the other is left out, e.g. by `--peers`).
-    static func run(_ workload: String, count: Int, peers: [Peer], arguments: [String]) -> Outcome {
+    /// Runs `plan.pairs` pairs of `workload` children with `arguments`, for the two peers
+    /// that `plan.peers` holds (one side alone when the other is left out, e.g. by
+    /// `--peers`), each pair bound to one CPU unless `plan.pinsPairs` is false.
+    static func run(_ workload: String, plan: Plan, arguments: [String]) -> Outcome {
         var outcome = Outcome()
-        for _ in 0..<count {
-            for peer in [Peer.runLoopKit, .libev] where peers.contains(peer) {
+        for pair in 0..<plan.pairs {
+            // Children inherit the CPUs of the thread that starts them.
+            if plan.pinsPairs { _ = lb_pin_to_cpu(Int32(pair)) }
+            defer { if plan.pinsPairs { lb_unpin() } }
+            for peer in [Peer.runLoopKit, .libev] where plan.peers.contains(peer) {
                 let output = Children.run(workload) { _ in [peer.key] + arguments }[0]
                 let figures = output.split(whereSeparator: \.isWhitespace).map { Double($0) }
                 guard !figures.isEmpty, !figures.contains(nil) else {

@@ -6,6 +6,12 @@ struct Plan: Sendable {
     /// Interleaved RunLoopKit/libev pairs on the rows whose goal is a ratio to libev
     /// (``Pairs``): at least 7, fewer only in a quick run.
     var pairs: Int
+    /// Pairs of the schedule workload: three times ``pairs``. Its children take a fraction
+    /// of a second, and at 100k timers its ratios move with the neighbours' use of the shared
+    /// cache (PROFILING.md, "Ratio rows that reproduce"), so more pairs steady the median.
+    var schedulePairs: Int { pairs * 3 }
+    /// Whether both children of a pair run bound to one CPU (``Pairs``; `--unpinned`: no).
+    var pinsPairs = true
     /// Fire throughput: timer counts, and the measured window per run (s).
     var throughputCounts: [Int]
     var throughputSeconds: Double

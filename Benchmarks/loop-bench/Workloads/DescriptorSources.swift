@@ -36,7 +36,7 @@ enum DescriptorSources {
         var rows: [Row] = []
         for count in plan.descriptorCounts {
             // RunLoopKit and libev in interleaved pairs of fresh processes, the rest here.
-            let pairs = Pairs.run(name, count: plan.pairs, peers: plan.peers,
+            let pairs = Pairs.run(name, plan: plan,
                                   arguments: [String(count), String(plan.descriptorSamples), String(plan.descriptorFeedSeconds)])
             var add: [Peer: [Double]] = [:]
             var medians: [Peer: [Double]] = [:]

@@ -22,7 +22,7 @@ enum MemoryPerTimer {
         let count = plan.memoryTimers
         // RunLoopKit and libev in interleaved pairs, the rest as many times as the plan says:
         // every measurement is a child process (`--child memory <peer> <count>`).
-        let pairs = Pairs.run(name, count: plan.pairs, peers: plan.peers, arguments: [String(count)])
+        let pairs = Pairs.run(name, plan: plan, arguments: [String(count)])
         for _ in 0..<plan.repetitions {
             for peer in Pairs.others(plan.peers) {
                 let (rss, inUse) = measureInChild(peer, count: count)

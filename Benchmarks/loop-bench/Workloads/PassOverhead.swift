@@ -32,7 +32,7 @@ enum PassOverhead {
         var rows: [Row] = []
         for shape in Shape.allCases {
             // RunLoopKit and libev in interleaved pairs of fresh processes, Foundation here.
-            let pairs = Pairs.run(name, count: plan.pairs, peers: plan.peers,
+            let pairs = Pairs.run(name, plan: plan,
                                   arguments: [shape.rawValue, String(plan.passes)])
             var perPass: [Peer: [Double]] = [:]
             for _ in 0..<plan.repetitions {

@@ -34,7 +34,9 @@ enum ScheduleCost {
         for count in plan.scheduleCounts {
             let input = Input(count: count)
             // RunLoopKit and libev in interleaved pairs of fresh processes, the rest here.
-            let pairs = Pairs.run(name, count: plan.pairs, peers: plan.peers, arguments: [String(count)])
+            var pairPlan = plan
+            pairPlan.pairs = plan.schedulePairs
+            let pairs = Pairs.run(name, plan: pairPlan, arguments: [String(count)])
             var schedule: [Peer: [Double]] = [:]
             var invalidate: [Peer: [Double]] = [:]
             for _ in 0..<plan.repetitions {

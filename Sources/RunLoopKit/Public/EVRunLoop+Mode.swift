@@ -14,7 +14,7 @@ extension EVRunLoop {
         /// Creates a mode with the given name.
         ///
         /// - Parameter rawValue: the mode's name.
-        public init(rawValue: String) { self.rawValue = rawValue }
+        @inlinable public init(rawValue: String) { self.rawValue = rawValue }
 
         /// Creates a mode with the given name, for example `Mode("tracking")`.
         ///
@@ -26,10 +26,12 @@ extension EVRunLoop {
         /// - Parameter name: the mode's name.
         public init(stringLiteral name: String) { self.rawValue = name }
 
+        // A literal built where it is used (inlinable), not a stored global: the caller
+        // then neither calls the global's accessor nor retains and releases its string.
         /// The mode that ``EVRunLoop/run()`` uses and that starts out as a common mode.
         ///
         /// The corresponding CFRunLoop constant is `kCFRunLoopDefaultMode`.
-        public static let `default` = Mode("kCFRunLoopDefaultMode")
+        @inlinable public static var `default`: Mode { Mode(rawValue: "kCFRunLoopDefaultMode") }
 
         /// The pseudo-mode that stands for every mode in the loop's common set.
         ///
@@ -38,7 +40,7 @@ extension EVRunLoop {
         /// programmer error, as in CF.
         ///
         /// The corresponding CFRunLoop constant is `kCFRunLoopCommonModes`.
-        public static let common = Mode("kCFRunLoopCommonModes")
+        @inlinable public static var common: Mode { Mode(rawValue: "kCFRunLoopCommonModes") }
 
         public var description: String { rawValue }
     }
