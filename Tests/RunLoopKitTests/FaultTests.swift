@@ -239,6 +239,22 @@ struct FaultTests {
         #expect(link.object == nil)
     }
 
+    @Test("an idle source left on the loop of a thread that exits goes with the loop")
+    func idleSourceOnExitedThread() {
+        let loop = WeakBox<EVRunLoop>()
+        let source = WeakBox<EVSource>()
+        onJoinedThread {
+            let current = EVRunLoop.current
+            let idle = EVSource.idle { _ in }
+            current.add(idle, forMode: .default)
+            _ = current.run(mode: .default, for: .zero)
+            loop.object = current
+            source.object = idle
+        }
+        #expect(loop.object == nil)
+        #expect(source.object == nil)
+    }
+
     @Test("work queued to a loop whose thread has exited does not keep that loop alive")
     func workForExitedThread() {
         let weakLoop = WeakBox<EVRunLoop>()

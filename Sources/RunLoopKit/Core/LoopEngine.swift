@@ -146,7 +146,7 @@ final class LoopEngine {
             timer.loopReleased?()
         }
         for state in modes.values {
-            for source in state.manualSources + state.kernelSources { source.modes.removeAll() }
+            for source in state.manualSources + state.kernelSources + state.idleSources { source.modes.removeAll() }
         }
     }
 
