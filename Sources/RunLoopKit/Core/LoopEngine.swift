@@ -91,10 +91,17 @@ final class LoopEngine {
     /// Records every activity and callout of this loop while set (``EVRunLoop/trace``).
     @exclusivity(unchecked) var trace: Trace?
 
-    /// A callout's entry in the trace that was set when it began, for its duration.
+    /// Reports callouts that run past a threshold while set (``EVRunLoop/reportStalls(over:_:)``).
+    @exclusivity(unchecked) var stallWatch: StallWatch?
+
+    /// What a callout's end needs of its beginning: the trace entry set then (for its
+    /// duration) and the stall watch's start.
     struct CalloutMark {
-        let trace: Trace
+        let event: Trace.Event
+        let trace: Trace?
         let number: Int
+        let stallWatch: StallWatch?
+        let started: Int64
     }
 
     /// Records `event` in the trace, if one is set, at the clock's reading now; `event` is
@@ -105,18 +112,31 @@ final class LoopEngine {
         trace.record(event(), at: backend.now())
     }
 
-    /// Records the start of a callout (``traceEvent(_:)``); ``endCallout(_:)`` records how
-    /// long it ran.
+    /// Records the start of a callout in the trace and the stall watch, when either is set
+    /// (two tests when neither is); ``endCallout(_:)`` records how long it ran.
     @inline(__always)
     func beginCallout(_ event: @autoclosure () -> Trace.Event) -> CalloutMark? {
-        guard let trace else { return nil }
-        return CalloutMark(trace: trace, number: trace.record(event(), at: backend.now()))
+        guard trace != nil || stallWatch != nil else { return nil }
+        return beginWatchedCallout(event())
+    }
+
+    @inline(never)
+    private func beginWatchedCallout(_ event: Trace.Event) -> CalloutMark {
+        let number = trace?.record(event, at: backend.now()) ?? -1
+        let started = stallWatch.map { $0.begin(event.stallKind, label: event.calloutLabel) } ?? 0
+        return CalloutMark(event: event, trace: trace, number: number, stallWatch: stallWatch, started: started)
     }
 
     @inline(__always)
     func endCallout(_ mark: CalloutMark?) {
         guard let mark else { return }
-        mark.trace.finish(mark.number, at: backend.now())
+        endWatchedCallout(mark)
+    }
+
+    @inline(never)
+    private func endWatchedCallout(_ mark: CalloutMark) {
+        mark.trace?.finish(mark.number, at: backend.now())
+        mark.stallWatch?.end(mark.event.stallKind, label: mark.event.calloutLabel, started: mark.started)
     }
 
     init(backend: any Backend, shared: LoopShared, isMainLoop: Bool) {
@@ -131,7 +151,10 @@ final class LoopEngine {
 
     /// The engine goes with its loop: the timers' and sources' references to its mode states
     /// are cleared (``breakCycles()``).
-    deinit { breakCycles() }
+    deinit {
+        stallWatch?.stop()
+        breakCycles()
+    }
 
 
     /// Timers and sources point back at the mode states that hold them; clears those
@@ -155,6 +178,8 @@ final class LoopEngine {
     func letGoOfEverything() {
         let queued = blocks
         blocks = []
+        stallWatch?.stop()
+        stallWatch = nil
         for source in watches.sources { removeEverywhere(source) }
         breakCycles()
         modes = [:]

@@ -1,0 +1,137 @@
+import Glibc
+import Synchronization
+
+/// The stall reports of one loop (``EVRunLoop/reportStalls(over:_:)``): the callout running
+/// now, published without a lock for a watchdog thread that reports a callout still running
+/// past the threshold; the loop's thread reports it again when it returns.
+///
+/// The running callout is published as a sequence lock made of atomics: before a callout the
+/// loop's thread stores its kind, start and label, then makes `sequence` odd; after it, even.
+/// The watchdog reads the sequence, the fields, the sequence again, and trusts the fields
+/// only when both reads agree and are odd: every access is atomic, so a read that races a
+/// write is discarded, never torn. No lock and no wake of the loop on either side.
+final class StallWatch: Sendable {
+    /// The threshold (ns).
+    let threshold: Int64
+    private let handler: @Sendable (EVRunLoop.Stall) -> Void
+    private let sequence = Atomic<UInt64>(0)
+    private let kind = Atomic<UInt8>(0)
+    private let start = Atomic<Int64>(0)
+    private let labelLength = Atomic<Int>(0)
+    /// The label's first 32 UTF-8 bytes, eight to a word (the watchdog's copy; the report
+    /// made when the callout returns has all of it).
+    private let word0 = Atomic<UInt64>(0), word1 = Atomic<UInt64>(0)
+    private let word2 = Atomic<UInt64>(0), word3 = Atomic<UInt64>(0)
+    /// The last callout (its odd sequence) the watchdog reported while it ran.
+    private let reportedRunning = Atomic<UInt64>(0)
+    private let stopping = Atomic<Bool>(false)
+    private let watchdog = Mutex<JoinableThread?>(nil)
+
+    private init(threshold: Int64, handler: @escaping @Sendable (EVRunLoop.Stall) -> Void) {
+        self.threshold = threshold
+        self.handler = handler
+    }
+
+    /// A watch whose watchdog thread runs until ``stop()``.
+    static func start(threshold: Int64, handler: @escaping @Sendable (EVRunLoop.Stall) -> Void) -> StallWatch {
+        let watch = StallWatch(threshold: threshold, handler: handler)
+        let thread = JoinableThread(name: "RunLoopKit stalls") { watch.watch() }
+        watch.watchdog.withLock { $0 = thread }
+        return watch
+    }
+
+    /// Ends the watchdog thread and waits for it. Once.
+    func stop() {
+        stopping.store(true, ordering: .releasing)
+        watchdog.withLock { $0.take() }?.join()
+    }
+
+    /// A callout of `kind` labelled `label` begins; returns its start (monotonic ns).
+    func begin(_ kind: EVRunLoop.Stall.Kind, label: String) -> Int64 {
+        let now = Self.monotonicNow()
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        let bytes = Array(label.utf8.prefix(32))
+        withUnsafeMutableBytes(of: &words) { raw in
+            for (index, byte) in bytes.enumerated() { raw[index] = byte }
+        }
+        // Even while the fields change (a nested callout makes its outer one's odd sequence
+        // even first); the fence orders that, and the last `end`, before the stores.
+        let current = sequence.load(ordering: .relaxed)
+        if current & 1 == 1 { sequence.store(current &+ 1, ordering: .relaxed) }
+        atomicMemoryFence(ordering: .releasing)
+        self.kind.store(kind.rawValue, ordering: .relaxed)
+        start.store(now, ordering: .relaxed)
+        labelLength.store(bytes.count, ordering: .relaxed)
+        word0.store(words.0, ordering: .relaxed)
+        word1.store(words.1, ordering: .relaxed)
+        word2.store(words.2, ordering: .relaxed)
+        word3.store(words.3, ordering: .relaxed)
+        sequence.store((current | 1) &+ 2, ordering: .releasing)  // odd: running
+        return now
+    }
+
+    /// The callout begun at `started` returned: reported if it ran past the threshold.
+    func end(_ kind: EVRunLoop.Stall.Kind, label: String, started: Int64) {
+        let current = sequence.load(ordering: .relaxed)
+        if current & 1 == 1 { sequence.store(current &+ 1, ordering: .releasing) }  // even: none watched
+        let duration = Self.monotonicNow() - started
+        guard duration > threshold else { return }
+        handler(EVRunLoop.Stall(kind: kind, label: label, duration: .nanoseconds(duration), isFinished: true))
+    }
+
+    /// The watchdog: every quarter of the threshold (at most 50 ms, at least 1 ms), the
+    /// callout running, if it has run past the threshold and was not reported yet.
+    private func watch() {
+        let quantum = UInt32(min(max(threshold / 4, 1_000_000), 50_000_000) / 1_000)
+        while !stopping.load(ordering: .acquiring) {
+            usleep(quantum)
+            let before = sequence.load(ordering: .acquiring)
+            guard before & 1 == 1, reportedRunning.load(ordering: .relaxed) != before else { continue }
+            let kind = kind.load(ordering: .relaxed)
+            let started = start.load(ordering: .relaxed)
+            let length = labelLength.load(ordering: .relaxed)
+            var words = (word0.load(ordering: .relaxed), word1.load(ordering: .relaxed),
+                         word2.load(ordering: .relaxed), word3.load(ordering: .relaxed))
+            atomicMemoryFence(ordering: .acquiring)
+            guard sequence.load(ordering: .relaxed) == before else { continue }
+            let running = Self.monotonicNow() - started
+            guard running > threshold, let kind = EVRunLoop.Stall.Kind(rawValue: kind) else { continue }
+            let label = withUnsafeBytes(of: &words) { raw in
+                String(decoding: raw.prefix(min(max(length, 0), 32)), as: UTF8.self)
+            }
+            reportedRunning.store(before, ordering: .relaxed)
+            handler(EVRunLoop.Stall(kind: kind, label: label, duration: .nanoseconds(running), isFinished: false))
+        }
+    }
+
+    private static func monotonicNow() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+}
+
+extension EVRunLoop.Trace.Event {
+    /// A callout event's kind for a stall report (only callouts are watched).
+    var stallKind: EVRunLoop.Stall.Kind {
+        switch self {
+        case .timer: .timer
+        case .source: .source
+        case .observer: .observer
+        case .job: .job
+        case .mainQueue: .mainQueue
+        case .block, .activity, .returned: .block
+        }
+    }
+
+    /// A callout event's label: its object's, or the kind's name.
+    var calloutLabel: String {
+        switch self {
+        case .timer(let label), .source(let label), .block(let label), .observer(let label, _): label
+        case .job: "job"
+        case .mainQueue: "mainQueue"
+        case .activity(let activity): "\(activity)"
+        case .returned(let result): "\(result)"
+        }
+    }
+}
