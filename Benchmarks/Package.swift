@@ -13,6 +13,7 @@ let package = Package(
         // Peers: SwiftNIO's event loop, and swift-async-algorithms' AsyncTimerSequence.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     ],
     targets: [
         // The raw libev side of every workload, in C, plus the clocks and counters all peers share.
@@ -32,6 +33,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             path: "loop-bench"
         ),
