@@ -44,7 +44,7 @@ enum ChildExits {
     static let subprocessKey = "subprocess"
 
     static func measure(_ plan: Plan) -> [Row] {
-        let pairs = Pairs.run(name, count: plan.pairs, peers: plan.peers,
+        let pairs = Pairs.run(name, plan: plan,
                               arguments: ["latency", String(plan.childSamples)])
         var medians: [Peer: [Double]] = [:]
         var p99s: [Peer: [Double]] = [:]

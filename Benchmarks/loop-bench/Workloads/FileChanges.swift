@@ -38,9 +38,9 @@ enum FileChanges {
     static let burstWindow = 0.3
 
     static func measure(_ plan: Plan) -> [Row] {
-        let latency = Pairs.run(name, count: plan.pairs, peers: plan.peers,
+        let latency = Pairs.run(name, plan: plan,
                                 arguments: ["latency", String(plan.fileSamples)])
-        let burst = Pairs.run(name, count: plan.pairs, peers: plan.peers,
+        let burst = Pairs.run(name, plan: plan,
                               arguments: ["burst", String(burstWrites)])
         let n = "\(plan.fileSamples.grouped) appends of one byte, one at a time"
         var medianRow = Row.make(name, "write → handler latency median, \(n)", unit: "µs",

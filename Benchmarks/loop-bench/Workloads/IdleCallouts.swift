@@ -35,7 +35,7 @@ enum IdleCallouts {
 
     static func measure(_ plan: Plan) -> [Row] {
         [false, true].map { watching in
-            let pairs = Pairs.run(name, count: plan.pairs, peers: plan.peers,
+            let pairs = Pairs.run(name, plan: plan,
                                   arguments: [String(plan.idleCallouts), watching ? "1" : "0"])
             let shape = watching ? "the loop also watching an idle pipe" : "nothing else in the loop"
             return Row.make(name, "CPU ns per idle callout, \(plan.idleCallouts.grouped) callouts of one idle source, \(shape)",
