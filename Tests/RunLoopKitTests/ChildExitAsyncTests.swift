@@ -19,7 +19,8 @@ struct ChildExitAsyncTests {
     func cancellation() async throws {
         let thread = LoopThread()
         defer { thread.stop() }
-        let pid = spawnChild(["/bin/sleep", "30"])
+        // Long enough to outlast any stall of a loaded machine before the cancel (killed below).
+        let pid = spawnChild(["/bin/sleep", "3600"])
         let task = Task { try await thread.loop.waitForExit(ofChild: pid) }
         try await Task.sleep(for: .milliseconds(50))
         task.cancel()
