@@ -31,7 +31,9 @@ struct SourceEventTests {
             if bytes.count == 3 { break }
         }
         #expect(String(decoding: bytes, as: UTF8.self) == "abc")
-        #expect(passesWhileBusy <= 5)  // the onLoop blocks' own passes, not one per readiness
+        // The onLoop blocks' own passes and the test loop's run cycles, a few dozen at most on
+        // a loaded machine, not one per readiness (without the pause: about 18,000).
+        #expect(passesWhileBusy <= 50)
     }
 
     @Test("a signal's arrivals: a burst folds into elements whose counts add up")
