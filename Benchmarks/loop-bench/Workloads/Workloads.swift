@@ -56,5 +56,8 @@ struct Workload: Sendable {
         Workload(name: ChildExits.name,
                  summary: "/bin/true children started one after another with posix_spawn (EVSource(childProcess:), ev_child on libev's default loop, Process.run + waitUntilExit); spawn → exit handler latency; zombies and descriptors left after 10,000 children. Each run a child process of its own.",
                  measure: ChildExits.measure, child: ChildExits.child),
+        Workload(name: GLibBothWays.name,
+                 summary: "GLib both ways, on the main thread of a child process: DispatchQueue.main / @MainActor latency from another thread under g_main_loop_run (RunLoopKit attached, a 10 ms polling tickler, an idle re-armed by hand; GLib's own g_idle_add as reference); idle wakes/s and CPU; a g_timeout_add(10)'s lateness hosted in EVRunLoop.main.run() vs g_main_loop_run; wakes/s of 1,000 timers (0.2 s, tolerance 0.1 s) attached.",
+                 measure: GLibBothWays.measure, child: GLibBothWays.child),
     ]
 }
