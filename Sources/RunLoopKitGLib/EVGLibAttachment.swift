@@ -14,8 +14,8 @@ extension EVRunLoop {
     /// each dispatch is one pass (`dispatchPolledPass()`), in CF's order. A run
     /// that ends (a `stop()`, or a mode with nothing left) is opened again at
     /// GLib's next iteration. A RunLoopKit callout that runs GLib's loop again (a modal
-    /// dialog's `g_main_loop_run`) runs no RunLoopKit work meanwhile: GLib does not
-    /// dispatch a source from inside its own dispatch.
+    /// dialog's `g_main_loop_run`) runs no RunLoopKit work meanwhile: the source sits out
+    /// GLib's iterations nested in its own dispatch, its descriptor out of their poll.
     ///
     /// The loop acquires the context (`g_main_context_acquire`) until
     /// ``EVGLibAttachment/detach()``, so no other thread can iterate it meanwhile.
@@ -124,6 +124,14 @@ final class GLibAttachmentState: GLibSourceStages {
 
     func prepare() -> Int32 {
         checkThread("prepare")
+        if isDispatching {
+            // GLib iterates inside the pass (a callout runs g_main_loop_run): the source may
+            // recurse (GLibSource), so keep the loop's descriptor out of this poll, or a
+            // readable one would make GLib spin until the pass returns.
+            source?.pausePolling()
+            skipped = true
+            return -1
+        }
         skipped = !isAttached || (!runOpen && loop.currentMode != nil)
         guard !skipped else { return -1 }
         deadline = loop.preparePolledPass(mode: mode)
@@ -148,6 +156,7 @@ final class GLibAttachmentState: GLibSourceStages {
         isDispatching = true
         if loop.dispatchPolledPass() != nil { runOpen = false }
         isDispatching = false
+        source?.resumePolling()
         if !isAttached { finishDetach() }
     }
 

@@ -37,6 +37,12 @@ final class GLibSource {
         GLibSourceFuncs.boxSlot(of: source).initialize(to: Unmanaged.passRetained(box).toOpaque())
         g_source_set_name(source, name)
         g_source_set_priority(source, priority)
+        // GLib blocks a source that cannot recurse while it dispatches it: it takes the
+        // source's descriptors out of the context's poll set and puts them back, each change
+        // a write to the context's wakeup descriptor, so every dispatch left a wakeup behind
+        // and cost GLib one more iteration (poll, read, prepare). The stages keep a nested
+        // iteration away themselves (``pausePolling()``).
+        g_source_set_can_recurse(source, 1)
     }
 
     /// Drops this object's reference (`g_source_unref`); the context keeps its own until
@@ -46,6 +52,28 @@ final class GLibSource {
     /// `g_source_add_unix_fd` for reading.
     func pollForReading(_ fd: Int32) {
         box.tag = g_source_add_unix_fd(source, fd, G_IO_IN)
+        polledDescriptor = fd
+    }
+
+    /// The descriptor GLib polls, and the one ``pausePolling()`` took out.
+    private var polledDescriptor: Int32?
+    private var pausedDescriptor: Int32?
+
+    /// Takes the descriptor out of GLib's poll (`g_source_remove_unix_fd`) until
+    /// ``resumePolling()``: for an iteration of GLib nested in this source's dispatch, which
+    /// must not wake on it. Does nothing when paused already.
+    func pausePolling() {
+        guard let tag = box.tag else { return }
+        g_source_remove_unix_fd(source, tag)
+        box.tag = nil
+        pausedDescriptor = polledDescriptor
+    }
+
+    /// Polls the descriptor again after ``pausePolling()``; does nothing when not paused.
+    func resumePolling() {
+        guard let fd = pausedDescriptor else { return }
+        pausedDescriptor = nil
+        pollForReading(fd)
     }
 
     /// `g_source_attach`.

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import RunLoopKit
 import RunLoopKitGLib
+import Synchronization
 import Testing
 
 /// A loop attached to a GLib context of its own, GLib's loop (`g_main_loop_run`) in control.
@@ -180,5 +181,81 @@ struct AttachTests {
             withExtendedLifetime(idle) {}
             exit(result == .stopped && ran.entries == ["idle"] ? 0 : 1)
         }
+    }
+
+    @Test("a dispatch leaves no GLib wakeup behind: the next iteration finds nothing ready")
+    func dispatchLeavesNoWakeup() {
+        let ready = onFreshThread { () -> [Int32] in
+            let context = g_main_context_new()
+            defer { g_main_context_unref(context) }
+            g_main_context_set_poll_func(context, PollCounter.poll)
+            let loop = loopOfThisThread()
+            let attachment = loop.attach(to: context)
+            defer { attachment.detach() }
+            var ready: [Int32] = []
+            for _ in 0..<5 {
+                let ran = Shared(false)
+                loop.perform { ran.value = true }
+                loop.wakeUp()
+                while !ran.value { g_main_context_iteration(context, 1) }
+                // Before the fix GLib blocked the source while dispatching it, and the
+                // block and unblock each signalled the context's wakeup descriptor.
+                g_main_context_iteration(context, 0)
+                ready.append(PollCounter.lastResult.load(ordering: .relaxed))
+            }
+            return ready
+        }
+        #expect(ready == [0, 0, 0, 0, 0])
+    }
+
+    @Test("a GMainLoop run inside a callout of the attached loop runs no RunLoopKit work and does not spin")
+    func modalLoopInsideACallout() {
+        let (polls, firesInside) = onFreshThread { () -> (Int, Int) in
+            let context = g_main_context_new()
+            defer { g_main_context_unref(context) }
+            g_main_context_set_poll_func(context, PollCounter.poll)
+            let outer = g_main_loop_new(context, 0)
+            defer { g_main_loop_unref(outer) }
+            let loop = loopOfThisThread()
+            let attachment = loop.attach(to: context)
+            defer { attachment.detach() }
+            var fires = 0
+            let ticker = EVTimer(interval: 0.02, repeats: true, block: EVRunLoop.isolated { (_: EVTimer) in fires += 1 })
+            loop.add(ticker, forMode: .default)
+            defer { ticker.invalidate() }
+            var polls = -1
+            var firesInside = -1
+            let modal = g_main_loop_new(context, 0)
+            defer { g_main_loop_unref(modal) }
+            let quitModal = GLibCall { g_main_loop_quit(modal); return false }
+            let opener = EVTimer(interval: 0.05, repeats: false, block: EVRunLoop.isolated { (_: EVTimer) in
+                // A modal dialog's loop, 0.2 s, while the 20 ms ticker falls due ten times.
+                attachTimeout(200, to: context, quitModal)
+                let fires0 = fires
+                PollCounter.calls.store(0, ordering: .relaxed)
+                g_main_loop_run(modal)
+                polls = PollCounter.calls.load(ordering: .relaxed)
+                firesInside = fires - fires0
+                g_main_loop_quit(outer)
+            })
+            loop.add(opener, forMode: .default)
+            g_main_loop_run(outer)
+            withExtendedLifetime(quitModal) {}
+            return (polls, firesInside)
+        }
+        #expect(firesInside == 0)
+        #expect(polls >= 1 && polls <= 20)
+    }
+}
+
+/// A `GPollFunc` that counts its calls and keeps its last result (the ready descriptors).
+enum PollCounter {
+    static let calls = Atomic<Int>(0)
+    static let lastResult = Atomic<Int32>(0)
+    static let poll: GPollFunc = { fds, count, timeout in
+        let result = g_poll(fds, count, timeout)
+        calls.add(1, ordering: .relaxed)
+        lastResult.store(result, ordering: .relaxed)
+        return result
     }
 }

@@ -58,6 +58,11 @@ struct Plan: Sendable {
     var fileSamples: Int
     /// Idle sources: callouts per run.
     var idleCallouts: Int
+    /// GLib both ways: posts per latency run, the idle and timer windows (s), and the fires
+    /// of the `g_timeout_add(10)` per lateness run.
+    var glibSamples: Int
+    var glibSeconds: Double
+    var glibTimeoutFires: Int
     /// The peers to measure (all unless `--peers` narrows it, e.g. for profiling).
     var peers: [Peer] = Peer.allCases
 
@@ -71,7 +76,8 @@ struct Plan: Sendable {
         descriptorFeedSeconds: 1, jobBurst: 100_000,
         machineProcesses: [1, 4, 8], machineSeconds: 8, machineRepetitions: 1,
         machineLaunch: 1.5, childSamples: 1_000, childLeakCount: 10_000,
-        fileSamples: 1_000, idleCallouts: 1_000_000)
+        fileSamples: 1_000, idleCallouts: 1_000_000,
+        glibSamples: 1_000, glibSeconds: 4, glibTimeoutFires: 300)
 
     /// A smoke test: every workload and peer, one repetition, shorter runs, and no
     /// 100k-timer runs (Foundation needs ~2 s for one pass over 100k due timers and ~10 s to
@@ -85,5 +91,6 @@ struct Plan: Sendable {
         descriptorFeedSeconds: 0.2, jobBurst: 10_000,
         machineProcesses: [2], machineSeconds: 2, machineRepetitions: 1,
         machineLaunch: 0.5, childSamples: 100, childLeakCount: 200,
-        fileSamples: 100, idleCallouts: 100_000)
+        fileSamples: 100, idleCallouts: 100_000,
+        glibSamples: 100, glibSeconds: 1, glibTimeoutFires: 50)
 }

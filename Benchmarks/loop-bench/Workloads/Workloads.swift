@@ -62,5 +62,8 @@ struct Workload: Sendable {
         Workload(name: IdleCallouts.name,
                  summary: "one idle source counting to N callouts, then stopping the run (EVSource.idle, ev_idle), with nothing else in the loop and with an idle pipe watched; CPU time of the process per callout. Interleaved pairs of child processes.",
                  measure: IdleCallouts.measure, child: IdleCallouts.child),
+        Workload(name: GLibBothWays.name,
+                 summary: "GLib both ways, on the main thread of a child process: DispatchQueue.main / @MainActor latency from another thread under g_main_loop_run (RunLoopKit attached, a 10 ms polling tickler, an idle re-armed by hand; GLib's own g_idle_add as reference); idle wakes/s and CPU; a g_timeout_add(10)'s lateness hosted in EVRunLoop.main.run() vs g_main_loop_run; wakes/s of 1,000 timers (0.2 s, tolerance 0.1 s) attached.",
+                 measure: GLibBothWays.measure, child: GLibBothWays.child),
     ]
 }

@@ -1,0 +1,401 @@
+import CGLib
+import CLibevBench
+import Dispatch
+import Foundation
+import RunLoopKit
+import RunLoopKitGLib
+import Synchronization
+
+/// Workload 15 (issue 26): GLib both ways. Each figure comes from a child process of its
+/// own whose main thread runs GLib's loop (`g_main_loop_run` on the default context) or
+/// `EVRunLoop.main.run` hosting GLib's default context; the variants of a figure are
+/// interleaved, one child each, `repetitions` times.
+///
+/// - Main-queue latency while `g_main_loop_run` runs: another thread posts a block
+///   (`DispatchQueue.main.async`, or a `@MainActor` task) and waits until it ran, 1–2 ms
+///   apart; the time from the post to the block. RunLoopKit attached
+///   (`EVRunLoop.main.attach(to: nil)`), a 10 ms polling tickler (swift-cross-ui's
+///   workaround: a `g_timeout_add(10)` running `EVRunLoop.main` for a zero timeout), and an
+///   idle source re-armed by hand (a `g_idle_add` callback that runs `EVRunLoop.main` for a
+///   zero timeout and stays armed). The reference: GLib's own `g_idle_add` from the other
+///   thread to its callback, with no RunLoopKit.
+/// - Idle: voluntary context switches (`getrusage(RUSAGE_SELF)`) and CPU of the process
+///   over a window with nothing due, beyond the one wait the window is made of.
+/// - A `g_timeout_add(10)` callback's lateness past its ready time
+///   (`g_source_get_ready_time`, GLib's monotonic µs), hosted
+///   (`EVRunLoop.main.host(nil, in: [.default])` + `EVRunLoop.main.run`) vs GLib's own
+///   `g_main_loop_run`.
+/// - 1,000 RunLoopKit timers (0.2 s, tolerance 0.1 s, random phases) on `EVRunLoop.main`
+///   attached to GLib: wakes/s and CPU.
+///
+/// The rows hold each variant's figure in the RunLoopKit column (the variant is in the
+/// metric); GLib's own figures, the goals' references, are rows of their own.
+enum GLibBothWays {
+    static let name = "glib"
+
+    /// How the main thread's loop is set up while another thread posts to it.
+    enum Variant: String, CaseIterable {
+        /// `EVRunLoop.main.attach(to: nil)`, then `g_main_loop_run`.
+        case attached
+        /// A `g_timeout_add(10)` that runs `EVRunLoop.main` for a zero timeout, then `g_main_loop_run`.
+        case tickler
+        /// A `g_idle_add` that runs `EVRunLoop.main` for a zero timeout and stays armed.
+        case idle
+        /// GLib alone: `g_main_loop_run` with no RunLoopKit (the other thread posts with
+        /// `g_idle_add`).
+        case glib
+        /// `EVRunLoop.main.host(nil, in: [.default])`, then `EVRunLoop.main.run`.
+        case hosted
+
+        var label: String {
+            switch self {
+            case .attached: "RunLoopKit attached to GLib"
+            case .tickler: "10 ms polling tickler"
+            case .idle: "g_idle_add re-armed by hand"
+            case .glib: "GLib alone (reference)"
+            case .hosted: "GLib hosted in EVRunLoop.main.run()"
+            }
+        }
+    }
+
+    static let unavailable: [Peer: String] = Dictionary(uniqueKeysWithValues: Peer.others.map {
+        ($0, "GLib's loop with RunLoopKit in it, or in RunLoopKit's: each variant's figure is in the RunLoopKit column, GLib's own in a row of its own")
+    })
+
+    static func measure(_ plan: Plan) -> [Row] {
+        guard plan.peers.contains(.runLoopKit) else { return [] }
+        var rows: [Row] = []
+        rows += latencyRows(plan)
+        rows += idleRows(plan)
+        rows += timeoutRows(plan)
+        rows += timerRows(plan)
+        return rows
+    }
+
+    // MARK: Rows
+
+    /// Runs `arguments` in one child per repetition and variant (interleaved) and returns
+    /// each variant's printed figures per repetition.
+    private static func interleaved(_ plan: Plan, _ variants: [Variant], _ arguments: (Variant) -> [String]) -> [Variant: [[Double]]] {
+        var figures: [Variant: [[Double]]] = [:]
+        for _ in 0..<plan.repetitions {
+            for variant in variants {
+                let output = Children.run(name) { _ in arguments(variant) }[0]
+                let values = output.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+                guard !values.isEmpty else {
+                    fatalError("loop-bench: a \(name) child for \(variant.rawValue) printed \(output.debugDescription)")
+                }
+                figures[variant, default: []].append(values)
+            }
+        }
+        return figures
+    }
+
+    private static func row(_ metric: String, unit: String, _ values: [Double], better: Row.Better = .lower) -> Row {
+        Row.make(name, metric, unit: unit, better: better, values: [.runLoopKit: values], unavailable: unavailable)
+    }
+
+    private static func median(_ values: [Double]) -> Double { Summary(values).median }
+
+    private static func latencyRows(_ plan: Plan) -> [Row] {
+        let samples = plan.glibSamples
+        let queue = interleaved(plan, [.glib, .attached, .tickler, .idle]) { ["latency", $0.rawValue, "queue", String(samples)] }
+        let actor = interleaved(plan, [.attached]) { ["latency", $0.rawValue, "actor", String(samples)] }
+        let n = "\(samples.grouped) posts from another thread, 1–2 ms apart, under g_main_loop_run"
+        let reference = queue[.glib]!.map { $0[0] }
+        let referenceMedian = median(reference)
+        var rows: [Row] = []
+        rows.append(row("GLib alone (reference): g_idle_add → callback latency median, \(n)", unit: "µs", reference))
+        rows.append(row("GLib alone (reference): g_idle_add → callback latency p99, \(n)", unit: "µs", queue[.glib]!.map { $0[1] }))
+        func goalRow(_ metric: String, _ values: [Double]) -> Row {
+            var result = row(metric, unit: "µs", values)
+            result.goal = "≤ 1.5× GLib's own g_idle_add (\(NumberFormat.value(referenceMedian)) µs)"
+            result.goalMet = median(values) <= 1.5 * referenceMedian
+            return result
+        }
+        rows.append(goalRow("DispatchQueue.main.async → block latency median, \(Variant.attached.label), \(n)", queue[.attached]!.map { $0[0] }))
+        rows.append(row("DispatchQueue.main.async → block latency p99, \(Variant.attached.label), \(n)", unit: "µs", queue[.attached]!.map { $0[1] }))
+        rows.append(goalRow("@MainActor task → body latency median, \(Variant.attached.label), \(n)", actor[.attached]!.map { $0[0] }))
+        rows.append(row("@MainActor task → body latency p99, \(Variant.attached.label), \(n)", unit: "µs", actor[.attached]!.map { $0[1] }))
+        for variant in [Variant.tickler, .idle] {
+            rows.append(row("DispatchQueue.main.async → block latency median, \(variant.label), \(n)", unit: "µs", queue[variant]!.map { $0[0] }))
+            rows.append(row("DispatchQueue.main.async → block latency p99, \(variant.label), \(n)", unit: "µs", queue[variant]!.map { $0[1] }))
+        }
+        return rows
+    }
+
+    private static func idleRows(_ plan: Plan) -> [Row] {
+        let seconds = plan.glibSeconds
+        let figures = interleaved(plan, [.glib, .attached, .hosted, .tickler, .idle]) { ["idle", $0.rawValue, String(seconds)] }
+        let window = "nothing due, \(NumberFormat.value(seconds)) s window"
+        var rows: [Row] = []
+        for variant in [Variant.glib, .attached, .hosted, .tickler, .idle] {
+            var wakes = row("idle wakes/s (voluntary switches beyond the window's one wait), \(variant.label), \(window)",
+                            unit: "wakes/s", figures[variant]!.map { $0[0] })
+            var cpu = row("idle CPU, \(variant.label), \(window)", unit: "%", figures[variant]!.map { $0[1] })
+            if variant == .attached || variant == .hosted {
+                wakes.goal = "0"
+                wakes.goalMet = wakes.cells[.runLoopKit]?.summary.map { $0.max == 0 }
+                cpu.goal = "~0 % (< 0.1 %)"
+                cpu.goalMet = cpu.cells[.runLoopKit]?.summary.map { $0.median < 0.1 }
+            }
+            rows += [wakes, cpu]
+        }
+        return rows
+    }
+
+    private static func timeoutRows(_ plan: Plan) -> [Row] {
+        let fires = plan.glibTimeoutFires
+        let figures = interleaved(plan, [.glib, .hosted]) { ["timeout", $0.rawValue, String(fires)] }
+        let n = "g_timeout_add(10) callback lateness past its ready time, \(fires.grouped) fires"
+        let referenceMedian = median(figures[.glib]!.map { $0[0] })
+        var rows: [Row] = []
+        rows.append(row("\(n) median, GLib alone (reference): g_main_loop_run", unit: "µs", figures[.glib]!.map { $0[0] }))
+        rows.append(row("\(n) p99, GLib alone (reference): g_main_loop_run", unit: "µs", figures[.glib]!.map { $0[1] }))
+        var hosted = row("\(n) median, \(Variant.hosted.label)", unit: "µs", figures[.hosted]!.map { $0[0] })
+        hosted.goal = "≤ 1.2× GLib's own (\(NumberFormat.value(referenceMedian)) µs)"
+        hosted.goalMet = median(figures[.hosted]!.map { $0[0] }) <= 1.2 * referenceMedian
+        rows.append(hosted)
+        rows.append(row("\(n) p99, \(Variant.hosted.label)", unit: "µs", figures[.hosted]!.map { $0[1] }))
+        return rows
+    }
+
+    private static func timerRows(_ plan: Plan) -> [Row] {
+        let seconds = plan.glibSeconds
+        let figures = interleaved(plan, [.attached]) { ["timers", $0.rawValue, String(seconds)] }
+        let n = "1,000 RunLoopKit timers (0.2 s, tolerance 0.1 s, random phases), \(Variant.attached.label), g_main_loop_run"
+        var wakes = row("wakes/s, \(n)", unit: "wakes/s", figures[.attached]!.map { $0[0] })
+        wakes.goal = "≤ 11 wakes/s"
+        wakes.goalMet = wakes.cells[.runLoopKit]?.summary.map { $0.max <= 11 }
+        let cpu = row("CPU, \(n)", unit: "%", figures[.attached]!.map { $0[1] })
+        let fires = row("fires/s (5,000 asked), \(n)", unit: "fires/s", figures[.attached]!.map { $0[2] }, better: .higher)
+        return [wakes, cpu, fires]
+    }
+
+    // MARK: Children
+
+    /// A child: `["latency", variant, "queue" or "actor", samples]`, `["idle", variant,
+    /// seconds]`, `["timeout", variant, fires]` or `["timers", variant, seconds]`; prints its
+    /// figures on one line. Runs on the process's main thread.
+    static func child(_ arguments: [String]) {
+        guard arguments.count >= 3, let variant = Variant(rawValue: arguments[1]) else {
+            fatalError("loop-bench glib child: expected a scenario, a variant and its parameters, got \(arguments)")
+        }
+        switch (arguments[0], arguments.count) {
+        case ("latency", 4):
+            guard let samples = Int(arguments[3]), ["queue", "actor"].contains(arguments[2]) else { break }
+            let latencies = latency(variant, actor: arguments[2] == "actor", samples: samples)
+            let summary = Summary(latencies.map { Double($0) / 1e3 })
+            Pairs.report([summary.median, summary.percentile(99)])
+            return
+        case ("idle", 3):
+            guard let seconds = Double(arguments[2]) else { break }
+            Pairs.report(idle(variant, seconds: seconds))
+            return
+        case ("timeout", 3):
+            guard let fires = Int(arguments[2]) else { break }
+            let summary = Summary(timeoutLateness(variant, fires: fires))
+            Pairs.report([summary.median, summary.percentile(99)])
+            return
+        case ("timers", 3):
+            guard let seconds = Double(arguments[2]) else { break }
+            Pairs.report(timers(seconds: seconds))
+            return
+        default:
+            break
+        }
+        fatalError("loop-bench glib child: cannot run \(arguments)")
+    }
+
+    /// What the posted blocks recorded: the latency of each (ns), and a semaphore the
+    /// sender waits on until its block ran.
+    private final class Sink: Sendable {
+        let latencies = Mutex<[Int64]>([])
+        let ran = DispatchSemaphore(value: 0)
+
+        func record(since start: Int64) {
+            let latency = lb_monotonic_ns() - start
+            latencies.withLock { $0.append(latency) }
+            ran.signal()
+        }
+    }
+
+    /// One `g_idle_add` callback from the sender thread: the post's start and the sink.
+    private final class IdlePost: Sendable {
+        let start: Int64
+        let sink: Sink
+        init(start: Int64, sink: Sink) { self.start = start; self.sink = sink }
+        /// Records the post's latency and releases it (`g_idle_add`'s callback, once).
+        static let sourceFunc: GSourceFunc = { data in
+            let post = Unmanaged<IdlePost>.fromOpaque(data!).takeRetainedValue()
+            post.sink.record(since: post.start)
+            return 0
+        }
+    }
+
+    /// The main thread's GLib loop, for callbacks to quit it (its address).
+    private final class MainLoop: Sendable {
+        let address: Int
+        init() { address = Int(bitPattern: g_main_loop_new(nil, 0)) }
+        var pointer: OpaquePointer { OpaquePointer(bitPattern: address)! }
+        func run() { g_main_loop_run(pointer) }
+        func quit() { g_main_loop_quit(pointer) }
+    }
+
+    /// A GLib callback as a Swift closure, passed as the callback's user data (retained by
+    /// the caller while GLib may call it).
+    private final class Callback {
+        let body: () -> Bool
+        init(_ body: @escaping () -> Bool) { self.body = body }
+        var userData: gpointer { Unmanaged.passUnretained(self).toOpaque() }
+        /// User data that keeps the callback alive for good (a one-shot source's, in a child
+        /// process that ends soon after).
+        var retainedUserData: gpointer { Unmanaged.passRetained(self).toOpaque() }
+        static let sourceFunc: GSourceFunc = { data in
+            Unmanaged<Callback>.fromOpaque(data!).takeUnretainedValue().body() ? 1 : 0
+        }
+    }
+
+    /// `EVRunLoop.main` for a zero timeout: what the tickler and the re-armed idle run.
+    private static func runMainOnce() -> Bool {
+        _ = EVRunLoop.main.run(mode: .default, for: .zero)
+        return true
+    }
+
+    /// Sets up `variant` on the main thread (GLib's default context), runs `body` there
+    /// (it starts what the run needs), runs the loop until `quit` is called, and tears down.
+    private static func withMainLoop(_ variant: Variant, _ body: (_ quit: @escaping @Sendable () -> Void) -> Void) {
+        let mainLoop = MainLoop()
+        let tick = Callback(runMainOnce)
+        var attachment: EVGLibAttachment?
+        var host: EVGLibHost?
+        var sourceID: guint = 0
+        switch variant {
+        case .attached: attachment = EVRunLoop.main.attach(to: nil)
+        case .tickler: sourceID = g_timeout_add(10, Callback.sourceFunc, tick.userData)
+        case .idle: sourceID = g_idle_add(Callback.sourceFunc, tick.userData)
+        case .glib: break
+        case .hosted: host = EVRunLoop.main.host(nil, in: [.default])
+        }
+        if variant == .hosted {
+            body { EVRunLoop.main.stop() }
+            _ = EVRunLoop.main.run(mode: .default, for: .seconds(3_600))
+        } else {
+            body { mainLoop.quit() }
+            mainLoop.run()
+        }
+        if sourceID != 0 { g_source_remove(sourceID) }
+        attachment?.detach()
+        host?.unhost()
+        withExtendedLifetime(tick) {}
+    }
+
+    /// `samples` posts from another thread, 1–2 ms apart, each waited for: the latency of each (ns).
+    private static func latency(_ variant: Variant, actor: Bool, samples: Int) -> [Int64] {
+        precondition(variant != .hosted, "loop-bench glib: latency is measured under g_main_loop_run")
+        let sink = Sink()
+        withMainLoop(variant) { quit in
+            let sender = Thread {
+                var random = SeededRandom(seed: 26)
+                for index in 0..<(samples + 20) {
+                    usleep(UInt32.random(in: 1_000...2_000, using: &random))
+                    let start = lb_monotonic_ns()
+                    if variant == .glib {
+                        g_idle_add(IdlePost.sourceFunc, Unmanaged.passRetained(IdlePost(start: start, sink: sink)).toOpaque())
+                    } else if actor {
+                        Task { @MainActor in sink.record(since: start) }
+                    } else {
+                        DispatchQueue.main.async { sink.record(since: start) }
+                    }
+                    sink.ran.wait()
+                    // The first 20 warm the process up.
+                    if index == 19 { sink.latencies.withLock { $0.removeAll() } }
+                }
+                quit()  // g_main_loop_quit: any thread
+            }
+            sender.start()
+        }
+        return sink.latencies.withLock { $0 }
+    }
+
+    /// Runs `variant` with nothing due for `seconds` after a 0.2 s settling run: wakes/s beyond
+    /// the window's one wait, CPU %.
+    private static func idle(_ variant: Variant, seconds: Double) -> [Double] {
+        var window: ProcessWindow?
+        var figures: (cpuNanos: Int64, wallNanos: Int64, voluntarySwitches: Int64)?
+        withMainLoop(variant) { quit in
+            let end = Callback {
+                figures = window!.end()
+                quit()
+                return false
+            }
+            let start = Callback {
+                window = ProcessWindow()
+                g_timeout_add(UInt32(seconds * 1_000), Callback.sourceFunc, end.retainedUserData)
+                return false
+            }
+            g_timeout_add(200, Callback.sourceFunc, start.retainedUserData)
+        }
+        guard let figures else { fatalError("loop-bench glib: the idle window did not end") }
+        let wall = Double(figures.wallNanos) / 1e9
+        // A loop that never waits (the re-armed idle) has no wait to take away: 0, and its
+        // CPU row says why.
+        return [Double(max(figures.voluntarySwitches - 1, 0)) / wall, Double(figures.cpuNanos) / Double(figures.wallNanos) * 100]
+    }
+
+    /// A `g_timeout_add(10)` callback's lateness past its ready time (µs), `fires` times
+    /// after 10 untimed fires.
+    private static func timeoutLateness(_ variant: Variant, fires: Int) -> [Double] {
+        var lateness: [Double] = []
+        lateness.reserveCapacity(fires + 10)
+        withMainLoop(variant) { quit in
+            let tick = Callback {
+                let now = g_get_monotonic_time()
+                let ready = g_source_get_ready_time(g_main_current_source())
+                lateness.append(Double(now - ready))
+                if lateness.count == fires + 10 {
+                    quit()
+                    return false
+                }
+                return true
+            }
+            g_timeout_add(10, Callback.sourceFunc, tick.retainedUserData)
+        }
+        return Array(lateness.dropFirst(10))
+    }
+
+    /// 1,000 timers of 0.2 s with 0.1 s tolerance at random phases on `EVRunLoop.main`,
+    /// attached to GLib's `g_main_loop_run`: wakes/s beyond the window's one end, CPU %,
+    /// fires/s over `seconds` after a 1 s settling run.
+    private static func timers(seconds: Double) -> [Double] {
+        var random = SeededRandom(seed: 1_000)
+        let first = Date()
+        let timers = (0..<1_000).map { _ in
+            EVTimer(fireAt: first.addingTimeInterval(Double.random(in: 0..<0.2, using: &random)),
+                    interval: 0.2, repeats: true, tolerance: 0.1) { _ in }
+        }
+        for timer in timers { EVRunLoop.main.add(timer, forMode: .default) }
+        var window: ProcessWindow?
+        var fires0 = 0
+        var figures: [Double] = []
+        withMainLoop(.attached) { quit in
+            let end = Callback {
+                let (cpu, wall, switches) = window!.end()
+                let fires = EVRunLoop.main.statistics.timerFires - fires0
+                let seconds = Double(wall) / 1e9
+                figures = [Double(switches - 1) / seconds, Double(cpu) / Double(wall) * 100, Double(fires) / seconds]
+                quit()
+                return false
+            }
+            let start = Callback {
+                fires0 = EVRunLoop.main.statistics.timerFires
+                window = ProcessWindow()
+                g_timeout_add(UInt32(seconds * 1_000), Callback.sourceFunc, end.retainedUserData)
+                return false
+            }
+            g_timeout_add(1_000, Callback.sourceFunc, start.retainedUserData)
+        }
+        for timer in timers { timer.invalidate() }
+        return figures
+    }
+}
