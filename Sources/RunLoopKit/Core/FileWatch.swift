@@ -37,6 +37,8 @@ final class FileWatch {
     /// What the last callout reported.
     private(set) var delivered: EVSource.FileChanges = []
     private(set) var deliveredNames: [String] = []
+    /// Where ``drain()`` reads inotify's events, kept for the source's life.
+    private var buffer = [UInt8](repeating: 0, count: 4096)
 
     /// Every inotify event a watch asks for.
     private static let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB
@@ -110,7 +112,6 @@ final class FileWatch {
     }
 
     private func drain() {
-        var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             guard count > 0 else { return }
