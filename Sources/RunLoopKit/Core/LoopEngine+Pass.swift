@@ -206,11 +206,11 @@ extension LoopEngine {
                 return
             }
             let latest = wait.latestNanoseconds
-            trace.record(.sleep(until: latest == .max ? nil : Instant(nanoseconds: latest)), at: backend.now())
+            traceRecord(trace, .sleep(until: latest == .max ? nil : Instant(nanoseconds: latest)))
             let readyBefore = readySources.count
             backend.wait(wait, events: self)
             shared.plannedWake.store(.min, ordering: .relaxed)
-            trace.record(.wake(wakeReason(readyBefore: readyBefore)), at: backend.now())
+            traceRecord(trace, .wake(wakeReason(readyBefore: readyBefore)))
         }
     }
 

@@ -109,7 +109,13 @@ final class LoopEngine {
     @inline(__always)
     func traceEvent(_ event: @autoclosure () -> Trace.Event) {
         guard let trace else { return }
-        trace.record(event(), at: backend.now())
+        traceRecord(trace, .event(event()))
+    }
+
+    /// Records `step` in `trace` at the clock's reading now, with the run it belongs to.
+    @discardableResult
+    func traceRecord(_ trace: Trace, _ step: Trace.Entry.Step) -> Int {
+        trace.record(step, at: backend.now(), mode: runStack.last?.mode, depth: runStack.count)
     }
 
     /// Records the start of a callout in the trace and the stall watch, when either is set
@@ -122,7 +128,7 @@ final class LoopEngine {
 
     @inline(never)
     private func beginWatchedCallout(_ event: Trace.Event) -> CalloutMark {
-        let number = trace?.record(event, at: backend.now()) ?? -1
+        let number = trace.map { traceRecord($0, .event(event)) } ?? -1
         let started = stallWatch.map { $0.begin(event.stallKind, label: event.calloutLabel) } ?? 0
         return CalloutMark(event: event, trace: trace, number: number, stallWatch: stallWatch, started: started)
     }

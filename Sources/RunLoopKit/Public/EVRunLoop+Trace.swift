@@ -106,6 +106,14 @@ extension EVRunLoop {
             public var instant: Instant
             /// For a callout, how long it ran; nil for other steps, and while it runs.
             public var duration: Duration?
+            /// The mode of the innermost run going on when it happened (the run a step belongs
+            /// to; for a run's own `entry` and `return`, that run's); nil outside every run.
+            /// CF's counterpart is `CFRunLoopCopyCurrentMode` read at that moment.
+            public var mode: Mode?
+            /// How many runs of the loop were going on when it happened: 1 for the steps of an
+            /// outermost run, 2 for those of a run nested in one of its callouts, 0 outside
+            /// every run (the `return(finished)` of a run whose mode was empty).
+            public var depth: Int
 
             /// Creates an entry.
             ///
@@ -113,10 +121,14 @@ extension EVRunLoop {
             ///   - step: what the loop did.
             ///   - instant: when.
             ///   - duration: how long a callout ran.
-            public init(step: Step, instant: Instant, duration: Duration? = nil) {
+            ///   - mode: the mode of the innermost run going on.
+            ///   - depth: how many runs were going on.
+            public init(step: Step, instant: Instant, duration: Duration? = nil, mode: Mode? = nil, depth: Int = 0) {
                 self.step = step
                 self.instant = instant
                 self.duration = duration
+                self.mode = mode
+                self.depth = depth
             }
         }
 
@@ -197,10 +209,11 @@ extension EVRunLoop {
             base = recorded
         }
 
-        /// Records `step` at `instant`; returns its number, for ``finish(_:at:)``.
+        /// Records `step` at `instant`, in a run of `mode` nested `depth` deep; returns its
+        /// number, for ``finish(_:at:)``.
         @discardableResult
-        func record(_ step: Entry.Step, at instant: Instant) -> Int {
-            let entry = Entry(step: step, instant: instant)
+        func record(_ step: Entry.Step, at instant: Instant, mode: Mode?, depth: Int) -> Int {
+            let entry = Entry(step: step, instant: instant, mode: mode, depth: depth)
             if ring.count < capacity {
                 ring.append(entry)
             } else {
@@ -210,9 +223,6 @@ extension EVRunLoop {
             return recorded - 1
         }
 
-        /// Records `event` at `instant`.
-        @discardableResult
-        func record(_ event: Event, at instant: Instant) -> Int { record(.event(event), at: instant) }
 
         /// Sets the duration of the callout recorded as `number`, which ended at `end`, if the
         /// trace still keeps it.
