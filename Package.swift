@@ -11,6 +11,9 @@ let package = Package(
         .library(name: "RunLoopKitExperimental", targets: ["RunLoopKitExperimental"]),
         // A small dependency-free SVG line-chart writer: the examples' --plot, and the benchmark.
         .library(name: "SVGPlot", targets: ["SVGPlot"]),
+        // A trace drawn as an SVG timeline of its passes: pass-trace --svg, the examples'
+        // --trace-svg. RunLoopKit itself draws nothing.
+        .library(name: "TraceTimeline", targets: ["TraceTimeline"]),
         // GLib both ways: a GMainContext hosted in a loop's modes, a loop attached to a
         // GMainContext as a GSource. Only this product needs GLib.
         .library(name: "RunLoopKitGLib", targets: ["RunLoopKitGLib"]),
@@ -35,6 +38,8 @@ let package = Package(
             dependencies: ["CLibev"]
         ),
         .target(name: "SVGPlot"),
+        .target(name: "TraceTimeline", dependencies: ["RunLoopKit", "SVGPlot"]),
+        .testTarget(name: "TraceTimelineTests", dependencies: ["RunLoopKit", "TraceTimeline"]),
         // GLib's main loop (<glib.h>, <glib-unix.h>), found through pkg-config.
         .systemLibrary(
             name: "CGLib",
