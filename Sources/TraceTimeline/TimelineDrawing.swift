@@ -348,9 +348,9 @@ struct TimelineDrawing {
         for (number, piece) in pieces(start, end).enumerated() {
             let top = groupTop(piece.row, entry.depth) + Self.barTop
             lines.append(##"<rect class="callout" x="\##(Self.f(piece.x))" y="\##(Self.f(top))" width="\##(Self.f(piece.width))" height="\##(Self.f(Self.barHeight))" fill="\##(Self.calloutColour)"><title>\##(Figure.escaped(label)) at \##(at) ms, \##(took)</title></rect>"##)
-            if number == 0 {
-                lines.append(##"<text transform="translate(\##(Self.f(piece.x + 1)),\##(Self.f(top + Self.barHeight + 10))) rotate(45)">\##(Figure.escaped(label))</text>"##)
-            }
+            // Each piece labelled: a bar cut by a row's end says what it is on the next row too.
+            let text = number == 0 ? label : "… " + label
+            lines.append(##"<text transform="translate(\##(Self.f(piece.x + 1)),\##(Self.f(top + Self.barHeight + 10))) rotate(45)">\##(Figure.escaped(text))</text>"##)
         }
         return lines
     }

@@ -134,6 +134,23 @@ struct TraceTimelineTests {
         #expect(width <= 1400)
     }
 
+    @Test("a bar cut by a row's end is labelled on every row it is on")
+    func cutBarLabelled() throws {
+        let loop = EVRunLoop(clock: EVVirtualClock())
+        let trace = EVRunLoop.Trace()
+        loop.trace = trace
+        let tracking = EVRunLoop.Mode("tracking")
+        loop.add(EVTimer(interval: .milliseconds(10), repeats: true, label: "scroll") { _ in }, forMode: tracking)
+        loop.perform(label: "drag") { loop.run(mode: tracking, for: .milliseconds(195)) }
+        _ = loop.run(mode: .default, for: .zero)
+
+        let elements = try #require(SVGElements.parse(TraceTimeline(title: "drag", trace: trace).svg()))
+        let pieces = elements.of(class: "callout").filter { $0.text.hasPrefix("block(drag)") }
+        #expect(pieces.count > 1)
+        #expect(elements.texts.filter { $0 == "block(drag)" }.count == 1)
+        #expect(elements.texts.filter { $0 == "… block(drag)" }.count == pieces.count - 1)
+    }
+
     @Test("an empty trace is still a picture")
     func emptyTrace() throws {
         let elements = try #require(SVGElements.parse(TraceTimeline(title: "nothing", entries: []).svg()))
