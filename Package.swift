@@ -91,7 +91,7 @@ let package = Package(
         // A tiny program that prints the activity sequence of a short real run.
         .executableTarget(
             name: "pass-trace",
-            dependencies: ["RunLoopKit"],
+            dependencies: ["RunLoopKit", "TraceTimeline"],
             path: "Examples/pass-trace"
         ),
         // Runs a command with a timeout: its output through a descriptor source, its exit
@@ -104,7 +104,7 @@ let package = Package(
         // What the examples share: stdout writes, terminal mode and keys, signals, statistics, JSON.
         .target(
             name: "ExampleSupport",
-            dependencies: ["RunLoopKit"],
+            dependencies: ["RunLoopKit", "TraceTimeline"],
             path: "Examples/Support"
         ),
         // What the example tests share: launching a built example binary and reading its output.
