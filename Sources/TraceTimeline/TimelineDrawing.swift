@@ -263,7 +263,7 @@ struct TimelineDrawing {
                 open[depth] = nil
             }
             for depth in 1..<entry.depth { open[depth]?.end = at }
-            let mode = entry.mode?.rawValue ?? "?"
+            let mode = entry.mode?.rawValue ?? "(entered before the trace)"
             let starts: Bool = if case .event(.activity(let activity)) = entry.step { activity == .entry } else { false }
             if let band = open[entry.depth], band.mode == mode, !starts {
                 open[entry.depth]?.end = at

@@ -81,6 +81,27 @@ struct TraceTests {
         ])
     }
 
+    @Test("a trace set during a run knows its depth but not its mode; runs it sees enter name theirs")
+    func setDuringARun() {
+        let loop = EVRunLoop(clock: EVVirtualClock())
+        let trace = EVRunLoop.Trace()
+        let tracking = EVRunLoop.Mode("tracking")
+        let timer = EVTimer(interval: .milliseconds(5), repeats: true, label: "inner") { _ in }
+        loop.add(timer, forMode: tracking)
+        loop.perform(label: "outer", EVRunLoop.isolated {
+            loop.trace = trace
+            loop.run(mode: tracking, for: .milliseconds(7))
+            trace.removeAll()  // forgets the steps, not which runs are going on
+            loop.run(mode: tracking, for: .milliseconds(4))
+            timer.invalidate()
+        })
+        _ = loop.run(mode: .default, for: .zero)
+
+        let runs = trace.entries.map { "\($0.depth) \($0.mode?.rawValue ?? "-")" }
+        #expect(runs == Array(repeating: "2 tracking", count: runs.count - 2) + ["1 -", "1 -"])
+        #expect(trace.lines.first == "entry" && trace.lines.suffix(2) == ["exit", "return(timedOut)"])
+    }
+
     @Test("a trace keeps its last entries, and forgets them on removeAll")
     func ringKeepsTheLast() {
         let loop = EVRunLoop(clock: EVVirtualClock())

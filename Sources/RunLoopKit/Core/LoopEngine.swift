@@ -112,10 +112,11 @@ final class LoopEngine {
         traceRecord(trace, .event(event()))
     }
 
-    /// Records `step` in `trace` at the clock's reading now, with the run it belongs to.
+    /// Records `step` in `trace` at the clock's reading now, with how deep in runs it is;
+    /// `entering` is the mode of the run whose `entry` it is.
     @discardableResult
-    func traceRecord(_ trace: Trace, _ step: Trace.Entry.Step) -> Int {
-        trace.record(step, at: backend.now(), mode: runStack.last?.mode, depth: runStack.count)
+    func traceRecord(_ trace: Trace, _ step: Trace.Entry.Step, entering mode: Mode? = nil) -> Int {
+        trace.record(step, at: backend.now(), depth: runStack.count, entering: mode)
     }
 
     /// Records the start of a callout in the trace and the stall watch, when either is set
