@@ -29,6 +29,9 @@ struct WakeDateCommand: ParsableCommand {
     @Flag(help: "Print only the summary, as one JSON object on stdout.")
     var json = false
 
+    @Option(name: .customLong("trace-svg"), help: ArgumentHelp(TraceSVG.help, valueName: "file"))
+    var traceSVG: String?
+
     @Option(help: "Timers due in the same pass, at least 2.")
     var timers = 3
 
@@ -56,6 +59,7 @@ struct WakeDateCommand: ParsableCommand {
     @MainActor
     private func runOnMainActor() throws {
         let loop = EVRunLoop.main
+        let timeline = TraceSVG(recording: loop, to: traceSVG, title: "wake-date")
         let session = WakeDateSession(loop: loop, configuration: WakeDateConfiguration(timers: timers, slowMilliseconds: slow))
         if !json {
             let screen = WakeDateScreen(redraws: isatty(STDOUT_FILENO) == 1)
@@ -69,6 +73,7 @@ struct WakeDateCommand: ParsableCommand {
         for source in interrupts { source.invalidate() }
 
         let summary = session.finish()
+        try timeline?.write()
         Output.write(json ? try summary.json() + "\n" : "\n" + summary.table() + "\n")
     }
 }

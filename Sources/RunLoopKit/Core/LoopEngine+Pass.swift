@@ -206,11 +206,11 @@ extension LoopEngine {
                 return
             }
             let latest = wait.latestNanoseconds
-            trace.record(.sleep(until: latest == .max ? nil : Instant(nanoseconds: latest)), at: backend.now())
+            traceRecord(trace, .sleep(until: latest == .max ? nil : Instant(nanoseconds: latest)))
             let readyBefore = readySources.count
             backend.wait(wait, events: self)
             shared.plannedWake.store(.min, ordering: .relaxed)
-            trace.record(.wake(wakeReason(readyBefore: readyBefore)), at: backend.now())
+            traceRecord(trace, .wake(wakeReason(readyBefore: readyBefore)))
         }
     }
 
@@ -281,7 +281,8 @@ extension LoopEngine {
     }
 
     private func notifyListeners(_ activity: Activity, _ state: ModeState) {
-        traceEvent(.activity(activity))
+        // A run's mode is handed to the trace once, at its `entry`.
+        if let trace { traceRecord(trace, .event(.activity(activity)), entering: activity == .entry ? state.mode : nil) }
         guard state.observerMask & activity.rawValue != 0 else { return }
         // The snapshot keeps every observer in it alive: no reference counting per observer.
         let snapshot = state.observers(of: activity)

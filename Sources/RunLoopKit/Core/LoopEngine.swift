@@ -109,7 +109,14 @@ final class LoopEngine {
     @inline(__always)
     func traceEvent(_ event: @autoclosure () -> Trace.Event) {
         guard let trace else { return }
-        trace.record(event(), at: backend.now())
+        traceRecord(trace, .event(event()))
+    }
+
+    /// Records `step` in `trace` at the clock's reading now, with how deep in runs it is;
+    /// `entering` is the mode of the run whose `entry` it is.
+    @discardableResult
+    func traceRecord(_ trace: Trace, _ step: Trace.Entry.Step, entering mode: Mode? = nil) -> Int {
+        trace.record(step, at: backend.now(), depth: runStack.count, entering: mode)
     }
 
     /// Records the start of a callout in the trace and the stall watch, when either is set
@@ -122,7 +129,7 @@ final class LoopEngine {
 
     @inline(never)
     private func beginWatchedCallout(_ event: Trace.Event) -> CalloutMark {
-        let number = trace?.record(event, at: backend.now()) ?? -1
+        let number = trace.map { traceRecord($0, .event(event)) } ?? -1
         let started = stallWatch.map { $0.begin(event.stallKind, label: event.calloutLabel) } ?? 0
         return CalloutMark(event: event, trace: trace, number: number, stallWatch: stallWatch, started: started)
     }
