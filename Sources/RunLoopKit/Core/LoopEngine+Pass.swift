@@ -265,7 +265,7 @@ extension LoopEngine {
     /// CF's `__CFRunLoopModeIsEmpty`: no timers, no sources, no block queued for the mode,
     /// and not a mode in which the main loop services libdispatch's main queue.
     func isEmpty(_ state: ModeState) -> Bool {
-        state.hasNoTimersOrSources && !blocks.contains { runs($0, in: state.mode) }
+        state.hasNoTimersOrSources && !blocks.contains { runs($0, in: state) }
             && !servesMainQueue(state.mode) && !hasRunnableJobs(state)
     }
 
@@ -303,8 +303,8 @@ extension LoopEngine {
 
     // MARK: Blocks
 
-    func runs(_ block: QueuedBlock, in mode: Mode) -> Bool {
-        block.modes.contains(mode) || (block.modes.contains(.common) && commonModeSet.contains(mode))
+    func runs(_ block: QueuedBlock, in state: ModeState) -> Bool {
+        block.modes.contains(state.mode) || (block.modes.contains(.common) && state.isCommon)
     }
 
     /// CF's `__CFRunLoopDoBlocks`: runs the queued blocks of this mode, in order, then the
@@ -320,7 +320,7 @@ extension LoopEngine {
         blocks = []
         var kept: [QueuedBlock] = []
         for block in queued {
-            guard runs(block, in: state.mode) else {
+            guard runs(block, in: state) else {
                 kept.append(block)
                 continue
             }

@@ -145,7 +145,7 @@ final class LoopEngine {
         self.backend = backend
         self.shared = shared
         self.isMainLoop = isMainLoop
-        modes[.default] = ModeState(mode: .default, engine: self)
+        modes[.default] = ModeState(mode: .default, engine: self, isCommon: true)
     }
 
     /// Called once by the facade's initializer, the engine being made before the facade.
@@ -205,6 +205,7 @@ extension LoopEngine {
     func addCommonMode(_ mode: Mode) {
         guard commonModeSet.insert(mode).inserted else { return }
         lastResolved = nil
+        modes[mode]?.isCommon = true
         guard !(commonObservers.isEmpty && commonTimers.isEmpty && commonSources.isEmpty) else { return }
         let state = modeState(mode)
         for observer in commonObservers.elements { state.insert(observer) }
@@ -215,7 +216,7 @@ extension LoopEngine {
     /// The state of `mode`, created on first use.
     func modeState(_ mode: Mode) -> ModeState {
         if let state = modes[mode] { return state }
-        let state = ModeState(mode: mode, engine: self)
+        let state = ModeState(mode: mode, engine: self, isCommon: commonModeSet.contains(mode))
         modes[mode] = state
         return state
     }
