@@ -291,16 +291,16 @@ public final class EVRunLoop: @unchecked Sendable {
         _ block: @escaping @Sendable () -> Void
     ) {
         require(!modes.isEmpty, "EVRunLoop.perform(inModes:label:_:): modes is empty; the block would never run")
-        let queued = QueuedBlock(modes: modes, label: label, body: block)
         if isOwnerThread {
-            engine.blocks.append(queued)
+            engine.blocks.append(QueuedBlock(modes: modes, label: label, body: block))
             if engine.polledRun != nil && !engine.isInPolledCall { engine.blockQueuedWhilePolled = true }
         } else {
             // A wake is sent by the first block since the loop last drained its inbox
             // (``Inbox/isSignalled``); later ones ride on it.
             let wakes = shared.inbox.withLock { inbox in
                 guard !inbox.isClosed else { return false }
-                inbox.blocks.append(queued)
+                // Made here, not captured: a captured block would be copied in and released.
+                inbox.blocks.append(QueuedBlock(modes: modes, label: label, body: block))
                 shared.inboxPending.store(true, ordering: .releasing)
                 return inbox.signal()
             }
