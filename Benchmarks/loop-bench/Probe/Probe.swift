@@ -78,12 +78,34 @@ enum Probe {
              peers: [.runLoopKit, .taskSleep]) { peer, a in
             [("operations", a[0])] + ExecutorJobs.taskBurst(peer, jobs: Int(a[0]), countingAllocations: true).probeFigures
         },
+        Mode(name: "perform-latency", usage: "S",
+             summary: "S closures sent one at a time from another thread, each 0.5 ms after the previous one ran (the jobs workload's latency; RunLoopKit perform, or --peers foundation, dispatch, nio, task); median and p99 µs",
+             peers: [.runLoopKit, .foundation, .dispatch, .nio, .taskSleep]) { peer, a in
+            latencyFigures(ExecutorJobs.closureLatencies(peer, samples: Int(a[0])))
+        },
+        Mode(name: "actor-latency", usage: "S",
+             summary: "S actor calls one at a time from a pool task, each 0.5 ms after the previous one returned (the jobs workload's latency; or --peers nio); median and p99 µs from the call to the method's first line",
+             peers: [.runLoopKit, .nio]) { peer, a in
+            latencyFigures(ExecutorJobs.actorLatencies(peer, samples: Int(a[0])))
+        },
+        Mode(name: "task-latency", usage: "S",
+             summary: "S tasks started one at a time from another thread, each 0.5 ms after the previous one ran (the jobs workload's latency; RunLoopKit Task(executorPreference:), or --peers task: Task.detached); median and p99 µs to the first line",
+             peers: [.runLoopKit, .taskSleep]) { peer, a in
+            latencyFigures(ExecutorJobs.taskLatencies(peer, samples: Int(a[0])))
+        },
         Mode(name: "feed", usage: "S",
              summary: "one pipe whose handler reads a byte and writes one back, for S seconds (the descriptors workload without idle pipes); handler calls/s") { peer, a in
             let figures = DescriptorSources.measureOnce(peer, count: 0, samples: 10, feedSeconds: a[0])
             return [("calls_per_s", figures[3])]
         },
     ]
+
+    /// A latency probe's figures: its samples, their median and p99 (µs).
+    private static func latencyFigures(_ nanoseconds: [Double]) -> [(String, Double)] {
+        let summary = Summary(nanoseconds)
+        return [("operations", Double(nanoseconds.count)), ("median_us", summary.median / 1e3),
+                ("p99_us", summary.percentile(99) / 1e3)]
+    }
 
     /// The modes for `--help`.
     static var help: String {

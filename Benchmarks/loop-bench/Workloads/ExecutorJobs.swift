@@ -109,7 +109,7 @@ enum ExecutorJobs {
     }
 
     /// Latencies (ns) of closures sent one at a time from another thread.
-    private static func closureLatencies(_ peer: Peer, samples: Int) -> [Double] {
+    static func closureLatencies(_ peer: Peer, samples: Int) -> [Double] {
         switch peer {
         case .runLoopKit, .foundation:
             return onFreshThread { CrossThreadWake.latencies(.perform, on: peer, samples: samples) }
@@ -192,7 +192,7 @@ enum ExecutorJobs {
     }
 
     /// Latencies (ns) of actor calls on `peer`'s executor, one at a time, from a pool task.
-    private static func actorLatencies(_ peer: Peer, samples: Int) -> [Double] {
+    static func actorLatencies(_ peer: Peer, samples: Int) -> [Double] {
         let (actor, finish) = pinnedActor(peer)
         defer { finish() }
         return blockingAwait {
@@ -238,7 +238,7 @@ enum ExecutorJobs {
     }
 
     /// Latencies (ns) of tasks started one at a time from a sender thread.
-    private static func taskLatencies(_ peer: Peer, samples: Int) -> [Double] {
+    static func taskLatencies(_ peer: Peer, samples: Int) -> [Double] {
         let (start, finish) = taskStarter(peer)
         defer { finish() }
         return probe(samples, send: start)
