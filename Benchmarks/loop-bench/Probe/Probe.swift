@@ -83,6 +83,11 @@ enum Probe {
              peers: [.runLoopKit, .foundation, .dispatch, .nio, .taskSleep]) { peer, a in
             latencyFigures(ExecutorJobs.closureLatencies(peer, samples: Int(a[0])))
         },
+        Mode(name: "wake-latency", usage: "S",
+             summary: "S wakes of a sleeping loop from another thread, each 0.5 ms after the previous one was seen (the wake workload: RunLoopKit wakeUp() to the afterWaiting observer, or --peers libev: ev_async_send to the ev_async callback, in C); median and p99 µs",
+             peers: [.runLoopKit, .libev, .foundation]) { peer, a in
+            latencyFigures(onFreshThread { CrossThreadWake.latencies(.wakeUp, on: peer, samples: Int(a[0])) })
+        },
         Mode(name: "actor-latency", usage: "S",
              summary: "S actor calls one at a time from a pool task, each 0.5 ms after the previous one returned (the jobs workload's latency; or --peers nio); median and p99 µs from the call to the method's first line",
              peers: [.runLoopKit, .nio]) { peer, a in
@@ -92,6 +97,13 @@ enum Probe {
              summary: "S tasks started one at a time from another thread, each 0.5 ms after the previous one ran (the jobs workload's latency; RunLoopKit Task(executorPreference:), or --peers task: Task.detached); median and p99 µs to the first line",
              peers: [.runLoopKit, .taskSleep]) { peer, a in
             latencyFigures(ExecutorJobs.taskLatencies(peer, samples: Int(a[0])))
+        },
+        Mode(name: "descriptor-latency", usage: "N S",
+             summary: "N idle pipes plus one active one; another thread writes S bytes one at a time, each 0.5 ms after the previous one was read (the descriptors workload's latency; or --peers libev, dispatch, nio); median and p99 µs from the write to the handler",
+             peers: [.runLoopKit, .libev, .dispatch, .nio]) { peer, a in
+            DescriptorSources.raiseDescriptorLimit(to: 2 * Int(a[0]) + 1_000)
+            let figures = DescriptorSources.measureOnce(peer, count: Int(a[0]), samples: Int(a[1]), feedSeconds: 0.01)
+            return [("operations", a[1]), ("median_us", figures[1]), ("p99_us", figures[2])]
         },
         Mode(name: "feed", usage: "S",
              summary: "one pipe whose handler reads a byte and writes one back, for S seconds (the descriptors workload without idle pipes); handler calls/s") { peer, a in
