@@ -94,6 +94,29 @@ struct ExecutorTests {
         ])
     }
 
+    @Test("jobs run in a mode made common after the loop first ran it")
+    func jobsInAModeMadeCommon() {
+        let lines = onFreshThread { () -> [String] in
+            let loop = EVRunLoop(clock: EVVirtualClock())
+            let trace = EVRunLoop.Trace()
+            loop.trace = trace
+            let mode = EVRunLoop.Mode("later common")
+            loop.add(EVTimer(interval: 1, repeats: false, label: "t") { _ in }, forMode: mode)
+            Task(executorPreference: loop) {}
+            loop.run(mode: mode, for: .seconds(5))
+            loop.addCommonMode(mode)
+            loop.add(EVTimer(interval: 1, repeats: false, label: "u") { _ in }, forMode: mode)
+            loop.run(mode: mode, for: .seconds(5))
+            return trace.lines
+        }
+        #expect(lines == [
+            "entry", "beforeTimers", "beforeSources", "beforeWaiting", "afterWaiting", "timer(t)",
+            "exit", "return(finished)",
+            "entry", "beforeTimers", "beforeSources", "job", "beforeWaiting", "afterWaiting", "timer(u)",
+            "exit", "return(finished)",
+        ])
+    }
+
     @Test("a callout made isolated to an actor stops the program when called outside it")
     func isolatedCalloutOffActor() async {
         await #expect(processExitsWith: .failure) {

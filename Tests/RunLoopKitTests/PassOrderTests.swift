@@ -118,6 +118,21 @@ struct PassOrderTests {
         }
     }
 
+    @Test("blocks of another mode keep their order when the blocks between them run", arguments: ours)
+    func keptBlocksInOrder(kind: LoopKind) async {
+        await check(kind, ["block(b2)", "block(b5)", "return(timedOut)", "x@entry", "block(b1)", "block(b3)", "block(b4)",
+                           "return(timedOut)"]) { loop in
+            loop.addObserver("x", .entry, mode: "other")
+            loop.perform("b1", modes: ["other"])
+            loop.perform("b2")
+            loop.perform("b3", modes: ["other"])
+            loop.perform("b4", modes: ["other"])
+            loop.perform("b5")
+            loop.run(seconds: passDeadline)
+            loop.run("other", seconds: 0)
+        }
+    }
+
     @Test("returnAfterSourceHandled returns after the first source, without waiting", arguments: ours)
     func returnAfterSourceHandled(kind: LoopKind) async {
         await check(kind, ["o@entry", "o@beforeTimers", "o@beforeSources", "source(s1)", "o@exit",

@@ -34,6 +34,14 @@ void lb_keep_freed_memory(void);
 int lb_pin_to_cpu(int index);
 /// Gives the calling thread back the CPUs it had before the first `lb_pin_to_cpu`.
 void lb_unpin(void);
+/// Starts counting the calls of every thread of the process into malloc, calloc, realloc,
+/// memalign, aligned_alloc and posix_memalign (this executable interposes them: alloccount.c),
+/// from zero.
+void lb_alloc_counting_start(void);
+/// Stops counting; returns the calls counted since `lb_alloc_counting_start`.
+int64_t lb_alloc_counting_stop(void);
+/// The calls counted so far (while counting: a reading in the middle of a window).
+int64_t lb_alloc_count(void);
 /// libev's runtime version.
 int lb_libev_version_major(void);
 int lb_libev_version_minor(void);

@@ -1,8 +1,8 @@
 import CLibevBench
 import Foundation
 
-/// `loop-bench --probe MODE ARGUMENTS… [--peers runloopkit|libev]`: one workload on one
-/// peer (RunLoopKit unless `--peers libev`), once, in this process, printing its figures as
+/// `loop-bench --probe MODE ARGUMENTS… [--peers runloopkit|libev|…]`: one workload on one
+/// peer (RunLoopKit unless `--peers` names another the mode runs on), once, in this process, printing its figures as
 /// `name=value` on one line. Each mode runs loop-bench's own workload code, so its timed
 /// part goes through the `measured` functions (`Support/Measured.swift`, `lb_measured*`),
 /// which is what `valgrind --tool=callgrind --collect-atstart=no
@@ -13,6 +13,8 @@ enum Probe {
         let name: String
         let usage: String
         let summary: String
+        /// The peers it runs on.
+        var peers: [Peer] = [.runLoopKit, .libev]
         let run: @Sendable (Peer, [Double]) -> [(String, Double)]
     }
 
@@ -61,12 +63,61 @@ enum Probe {
              summary: "one idle source counting to N callouts, then stopping the run, on a thread of its own, the loop also watching an idle pipe when W is 1 (the idle workload); CPU ns per callout") { peer, a in
             [("operations", a[0]), ("cpu_ns_per_callout", IdleCallouts.measureOnce(peer, callouts: Int(a[0]), watching: a[1] == 1))]
         },
+        Mode(name: "perform", usage: "N",
+             summary: "N closures sent back to back from this thread (the jobs workload's burst: RunLoopKit perform, or --peers foundation, dispatch, nio, task); CPU ns, allocations and voluntary context switches per closure, allocations counted",
+             peers: [.runLoopKit, .foundation, .dispatch, .nio, .taskSleep]) { peer, a in
+            [("operations", a[0])] + ExecutorJobs.closureBurst(peer, jobs: Int(a[0]), countingAllocations: true).probeFigures
+        },
+        Mode(name: "actor", usage: "N",
+             summary: "N calls awaited in a row from a pool task on an actor pinned to a loop (the jobs workload's burst; or --peers nio); CPU ns, allocations and voluntary context switches per call, allocations counted",
+             peers: [.runLoopKit, .nio]) { peer, a in
+            [("operations", a[0])] + ExecutorJobs.actorBurst(peer, jobs: Int(a[0]), countingAllocations: true).probeFigures
+        },
+        Mode(name: "task", usage: "N",
+             summary: "N tasks started back to back from this thread with the loop as their executor preference (the jobs workload's burst; or --peers task: Task.detached); CPU ns, allocations and voluntary context switches per task, allocations counted",
+             peers: [.runLoopKit, .taskSleep]) { peer, a in
+            [("operations", a[0])] + ExecutorJobs.taskBurst(peer, jobs: Int(a[0]), countingAllocations: true).probeFigures
+        },
+        Mode(name: "perform-latency", usage: "S",
+             summary: "S closures sent one at a time from another thread, each 0.5 ms after the previous one ran (the jobs workload's latency; RunLoopKit perform, or --peers foundation, dispatch, nio, task); median and p99 µs",
+             peers: [.runLoopKit, .foundation, .dispatch, .nio, .taskSleep]) { peer, a in
+            latencyFigures(ExecutorJobs.closureLatencies(peer, samples: Int(a[0])))
+        },
+        Mode(name: "wake-latency", usage: "S",
+             summary: "S wakes of a sleeping loop from another thread, each 0.5 ms after the previous one was seen (the wake workload: RunLoopKit wakeUp() to the afterWaiting observer, or --peers libev: ev_async_send to the ev_async callback, in C); median and p99 µs",
+             peers: [.runLoopKit, .libev, .foundation]) { peer, a in
+            latencyFigures(onFreshThread { CrossThreadWake.latencies(.wakeUp, on: peer, samples: Int(a[0])) })
+        },
+        Mode(name: "actor-latency", usage: "S",
+             summary: "S actor calls one at a time from a pool task, each 0.5 ms after the previous one returned (the jobs workload's latency; or --peers nio); median and p99 µs from the call to the method's first line",
+             peers: [.runLoopKit, .nio]) { peer, a in
+            latencyFigures(ExecutorJobs.actorLatencies(peer, samples: Int(a[0])))
+        },
+        Mode(name: "task-latency", usage: "S",
+             summary: "S tasks started one at a time from another thread, each 0.5 ms after the previous one ran (the jobs workload's latency; RunLoopKit Task(executorPreference:), or --peers task: Task.detached); median and p99 µs to the first line",
+             peers: [.runLoopKit, .taskSleep]) { peer, a in
+            latencyFigures(ExecutorJobs.taskLatencies(peer, samples: Int(a[0])))
+        },
+        Mode(name: "descriptor-latency", usage: "N S",
+             summary: "N idle pipes plus one active one; another thread writes S bytes one at a time, each 0.5 ms after the previous one was read (the descriptors workload's latency; or --peers libev, dispatch, nio); median and p99 µs from the write to the handler",
+             peers: [.runLoopKit, .libev, .dispatch, .nio]) { peer, a in
+            DescriptorSources.raiseDescriptorLimit(to: 2 * Int(a[0]) + 1_000)
+            let figures = DescriptorSources.measureOnce(peer, count: Int(a[0]), samples: Int(a[1]), feedSeconds: 0.01)
+            return [("operations", a[1]), ("median_us", figures[1]), ("p99_us", figures[2])]
+        },
         Mode(name: "feed", usage: "S",
              summary: "one pipe whose handler reads a byte and writes one back, for S seconds (the descriptors workload without idle pipes); handler calls/s") { peer, a in
             let figures = DescriptorSources.measureOnce(peer, count: 0, samples: 10, feedSeconds: a[0])
             return [("calls_per_s", figures[3])]
         },
     ]
+
+    /// A latency probe's figures: its samples, their median and p99 (µs).
+    private static func latencyFigures(_ nanoseconds: [Double]) -> [(String, Double)] {
+        let summary = Summary(nanoseconds)
+        return [("operations", Double(nanoseconds.count)), ("median_us", summary.median / 1e3),
+                ("p99_us", summary.percentile(99) / 1e3)]
+    }
 
     /// The modes for `--help`.
     static var help: String {
@@ -82,8 +133,8 @@ enum Probe {
         if arguments.count != expected || arguments.contains(where: { Double($0) == nil }) {
             return "probe \(mode) takes \(found.usage) (numbers), got \(arguments.joined(separator: " "))"
         }
-        if peers.count != 1 || !(peers[0] == .runLoopKit || peers[0] == .libev) {
-            return "a probe runs on one peer: --peers runloopkit (the default) or --peers libev"
+        if peers.count != 1 || !found.peers.contains(peers[0]) {
+            return "probe \(mode) runs on one peer: --peers \(found.peers.map(\.key).joined(separator: " or ")) (runloopkit is the default)"
         }
         return nil
     }

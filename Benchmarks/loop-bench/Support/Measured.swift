@@ -50,3 +50,18 @@ func invalidateTimers(_ timers: UnsafeMutablePointer<EVTimer>, order: [Int32]) {
 func measuredIdle(_ loop: EVRunLoop) {
     loop.run(mode: .default, for: .seconds(3600))
 }
+
+/// Runs `loop` until stopped: the loop thread of the job workload's bursts
+/// (`--toggle-collect='*measuredJobs*'` counts it with the sender's side below; the two run
+/// on different threads, so neither toggles inside the other).
+@inline(never)
+func measuredJobsLoop(_ loop: EVRunLoop) {
+    loop.run()
+}
+
+/// Calls `send` with `job` `count` times: the sending thread of the job workload's closure
+/// bursts.
+@inline(never)
+func measuredJobsSend(_ count: Int, _ job: @escaping @Sendable () -> Void, _ send: (@escaping @Sendable () -> Void) -> Void) {
+    for _ in 0..<count { send(job) }
+}

@@ -308,7 +308,7 @@ enum DescriptorSources {
         }
     }
 
-    private static func raiseDescriptorLimit(to wanted: Int) {
+    static func raiseDescriptorLimit(to wanted: Int) {
         var limit = rlimit()
         getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
         guard limit.rlim_cur < rlim_t(wanted) else { return }

@@ -1,3 +1,4 @@
+import CLibevBench
 import CoreFoundation
 import Dispatch
 import Foundation
@@ -19,6 +20,10 @@ import Synchronization
 /// - Tasks started from another thread: RunLoopKit `Task(executorPreference: loop)` (the
 ///   loop as a `TaskExecutor`) against `Task.detached` on the global executor; latency from
 ///   the sender's call to the task's first line, and CPU per task in a burst.
+/// - Allocations per job, block, actor call or task: every thread's calls into malloc (and
+///   its kin) during a burst of its own (a tenth of the CPU burst's jobs), divided by the
+///   jobs, as SwiftNIO's CI counts allocations per operation (CLibevBench/alloccount.c
+///   interposes malloc; the CPU bursts run with counting off).
 enum ExecutorJobs {
     static let name = "jobs"
     static let gap = 0.0005
@@ -52,22 +57,29 @@ enum ExecutorJobs {
         var actorCPU: [Peer: [Double]] = [:]
         var taskMedians: [Peer: [Double]] = [:]
         var taskCPU: [Peer: [Double]] = [:]
+        var closureAllocations: [Peer: [Double]] = [:]
+        var actorAllocations: [Peer: [Double]] = [:]
+        var taskAllocations: [Peer: [Double]] = [:]
+        let counted = max(plan.jobBurst / 10, 1)
         for _ in 0..<plan.repetitions {
             for peer in plan.peers where closureUnavailable[peer] == nil {
                 let latency = Summary(closureLatencies(peer, samples: plan.wakeSamples))
                 medians[peer, default: []].append(latency.median / 1e3)
                 p99s[peer, default: []].append(latency.percentile(99) / 1e3)
-                cpu[peer, default: []].append(closureBurst(peer, jobs: plan.jobBurst))
+                cpu[peer, default: []].append(closureBurst(peer, jobs: plan.jobBurst).cpuPerJob)
+                closureAllocations[peer, default: []].append(closureBurst(peer, jobs: counted, countingAllocations: true).allocationsPerJob)
             }
             for peer in plan.peers where [.runLoopKit, .nio].contains(peer) {
                 let latency = Summary(actorLatencies(peer, samples: plan.wakeSamples))
                 actorMedians[peer, default: []].append(latency.median / 1e3)
-                actorCPU[peer, default: []].append(actorBurst(peer, jobs: plan.jobBurst))
+                actorCPU[peer, default: []].append(actorBurst(peer, jobs: plan.jobBurst).cpuPerJob)
+                actorAllocations[peer, default: []].append(actorBurst(peer, jobs: counted, countingAllocations: true).allocationsPerJob)
             }
             for peer in plan.peers where [.runLoopKit, .taskSleep].contains(peer) {
                 let latency = Summary(taskLatencies(peer, samples: plan.wakeSamples))
                 taskMedians[peer, default: []].append(latency.median / 1e3)
-                taskCPU[peer, default: []].append(taskBurst(peer, jobs: plan.jobBurst))
+                taskCPU[peer, default: []].append(taskBurst(peer, jobs: plan.jobBurst).cpuPerJob)
+                taskAllocations[peer, default: []].append(taskBurst(peer, jobs: counted, countingAllocations: true).allocationsPerJob)
             }
         }
         var medianRow = Row.make(name, "closure from another thread → runs, latency median", unit: "µs",
@@ -79,19 +91,25 @@ enum ExecutorJobs {
                      unavailable: closureUnavailable),
             Row.make(name, "CPU per closure job, \(plan.jobBurst.grouped) sent back to back", unit: "ns", values: cpu,
                      unavailable: closureUnavailable),
+            Row.make(name, "allocations per closure job (RunLoopKit: performed block), \(counted.grouped) sent back to back, the closure made once",
+                     unit: "allocations", values: closureAllocations, unavailable: closureUnavailable),
             Row.make(name, "actor call on the loop's SerialExecutor from a pool task, latency median", unit: "µs",
                      values: actorMedians, unavailable: actorUnavailable),
             Row.make(name, "CPU per actor call on the loop's SerialExecutor, \(plan.jobBurst.grouped) awaited in a row (a hop there and back each)",
                      unit: "ns", values: actorCPU, unavailable: actorUnavailable),
+            Row.make(name, "allocations per actor call on the loop's SerialExecutor, \(counted.grouped) awaited in a row",
+                     unit: "allocations", values: actorAllocations, unavailable: actorUnavailable),
             Row.make(name, "task started from another thread → first line runs, latency median (RunLoopKit: Task(executorPreference: loop); Task.sleep column: Task.detached)",
                      unit: "µs", values: taskMedians, unavailable: taskUnavailable),
             Row.make(name, "CPU per task started from another thread, \(plan.jobBurst.grouped) started back to back",
                      unit: "ns", values: taskCPU, unavailable: taskUnavailable),
+            Row.make(name, "allocations per task started from another thread, \(counted.grouped) started back to back (the runtime's task included)",
+                     unit: "allocations", values: taskAllocations, unavailable: taskUnavailable),
         ]
     }
 
     /// Latencies (ns) of closures sent one at a time from another thread.
-    private static func closureLatencies(_ peer: Peer, samples: Int) -> [Double] {
+    static func closureLatencies(_ peer: Peer, samples: Int) -> [Double] {
         switch peer {
         case .runLoopKit, .foundation:
             return onFreshThread { CrossThreadWake.latencies(.perform, on: peer, samples: samples) }
@@ -117,8 +135,9 @@ enum ExecutorJobs {
         return probe.latencies.map(Double.init)
     }
 
-    /// CPU ns per job for `jobs` closures sent back to back from this thread.
-    private static func closureBurst(_ peer: Peer, jobs: Int) -> Double {
+    /// CPU ns per job for `jobs` closures sent back to back from this thread, or with
+    /// `countingAllocations`, allocations per job.
+    static func closureBurst(_ peer: Peer, jobs: Int, countingAllocations: Bool = false) -> Burst {
         Quiet.wait()
         let done = DispatchSemaphore(value: 0)
         let ran = AtomicCounter()
@@ -151,12 +170,12 @@ enum ExecutorJobs {
         default:
             fatalError("loop-bench jobs: \(peer.rawValue) runs no closures")
         }
-        let window = ProcessWindow()
-        for _ in 0..<jobs { send(job) }
+        let window = BurstWindow(counting: countingAllocations)
+        measuredJobsSend(jobs, job, send)
         done.wait()
-        let cpu = window.end().cpuNanos
+        let burst = window.end(jobs: jobs)
         finish()
-        return Double(cpu) / Double(jobs)
+        return burst
     }
 
     /// An actor pinned to `peer`'s serial executor, and what stops that executor afterwards.
@@ -173,7 +192,7 @@ enum ExecutorJobs {
     }
 
     /// Latencies (ns) of actor calls on `peer`'s executor, one at a time, from a pool task.
-    private static func actorLatencies(_ peer: Peer, samples: Int) -> [Double] {
+    static func actorLatencies(_ peer: Peer, samples: Int) -> [Double] {
         let (actor, finish) = pinnedActor(peer)
         defer { finish() }
         return blockingAwait {
@@ -186,20 +205,22 @@ enum ExecutorJobs {
         }
     }
 
-    /// CPU ns per actor call on `peer`'s executor, `jobs` calls awaited in a row.
-    private static func actorBurst(_ peer: Peer, jobs: Int) -> Double {
+    /// CPU ns per actor call on `peer`'s executor, `jobs` calls awaited in a row (or with
+    /// `countingAllocations`, allocations per call).
+    static func actorBurst(_ peer: Peer, jobs: Int, countingAllocations: Bool = false) -> Burst {
         let (actor, finish) = pinnedActor(peer)
         defer { finish() }
         Quiet.wait()
-        let window = ProcessWindow()
+        let window = BurstWindow(counting: countingAllocations)
         // The results are summed and kept, so that the calls cannot be optimised away.
         let total = blockingAwait { () -> Int64 in
             var total: Int64 = 0
             for _ in 0..<jobs { total &+= await actor.latency(sentAt: 0) }
             return total
         }
+        let burst = window.end(jobs: jobs)
         withExtendedLifetime(total) {}
-        return Double(window.end().cpuNanos) / Double(jobs)
+        return burst
     }
 
     /// Starts a task the way `peer` does: on a running RunLoopKit loop as its task executor,
@@ -217,27 +238,62 @@ enum ExecutorJobs {
     }
 
     /// Latencies (ns) of tasks started one at a time from a sender thread.
-    private static func taskLatencies(_ peer: Peer, samples: Int) -> [Double] {
+    static func taskLatencies(_ peer: Peer, samples: Int) -> [Double] {
         let (start, finish) = taskStarter(peer)
         defer { finish() }
         return probe(samples, send: start)
     }
 
-    /// CPU ns per task for `jobs` tasks started back to back from this thread.
-    private static func taskBurst(_ peer: Peer, jobs: Int) -> Double {
+    /// CPU ns per task for `jobs` tasks started back to back from this thread (or with
+    /// `countingAllocations`, allocations per task).
+    static func taskBurst(_ peer: Peer, jobs: Int, countingAllocations: Bool = false) -> Burst {
         let (start, finish) = taskStarter(peer)
         defer { finish() }
         Quiet.wait()
         let done = DispatchSemaphore(value: 0)
         let ran = AtomicCounter()
-        let window = ProcessWindow()
+        let window = BurstWindow(counting: countingAllocations)
         for _ in 0..<jobs {
             start {
                 if ran.incremented() == jobs { done.signal() }
             }
         }
         done.wait()
-        return Double(window.end().cpuNanos) / Double(jobs)
+        return window.end(jobs: jobs)
+    }
+
+    /// What a burst of jobs cost, per job.
+    struct Burst {
+        var cpuPerJob: Double
+        /// NaN unless the burst counted allocations.
+        var allocationsPerJob: Double
+        /// Times a thread of the process blocked (futex waits, sleeps in epoll_wait).
+        var switchesPerJob: Double
+
+        /// The figures of a probe (``Probe``).
+        var probeFigures: [(String, Double)] {
+            [("cpu_ns_per_job", cpuPerJob), ("allocations_per_job", allocationsPerJob),
+             ("voluntary_switches_per_job", switchesPerJob)]
+        }
+    }
+
+    /// A burst's window: process CPU, and every thread's allocations when `counting`.
+    struct BurstWindow {
+        let counting: Bool
+        let window: ProcessWindow
+
+        init(counting: Bool) {
+            self.counting = counting
+            if counting { lb_alloc_counting_start() }
+            window = ProcessWindow()
+        }
+
+        func end(jobs: Int) -> Burst {
+            let (cpu, _, switches) = window.end()
+            let allocations = counting ? Double(lb_alloc_counting_stop()) / Double(jobs) : .nan
+            return Burst(cpuPerJob: Double(cpu) / Double(jobs), allocationsPerJob: allocations,
+                         switchesPerJob: Double(switches) / Double(jobs))
+        }
     }
 }
 
@@ -281,7 +337,7 @@ enum LoopThread {
         start { loop in
             let keepAlive = EVTimer(interval: 3600, repeats: false) { _ in }
             loop.add(keepAlive, forMode: .default)
-            loop.run()
+            measuredJobsLoop(loop)
             keepAlive.invalidate()
         }
     }

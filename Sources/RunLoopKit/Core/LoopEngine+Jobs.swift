@@ -11,7 +11,7 @@ extension LoopEngine {
     /// Whether a run of `state` runs jobs now and has some waiting: the mode is common and
     /// no job is on the stack.
     func hasRunnableJobs(_ state: ModeState) -> Bool {
-        !jobs.isEmpty && !isRunningJobs && commonModeSet.contains(state.mode)
+        !jobs.isEmpty && !isRunningJobs && state.isCommon
     }
 
     /// Runs the jobs queued so far, in order; jobs they queue wait for the next point of the

@@ -265,7 +265,7 @@ extension LoopEngine {
     /// CF's `__CFRunLoopModeIsEmpty`: no timers, no sources, no block queued for the mode,
     /// and not a mode in which the main loop services libdispatch's main queue.
     func isEmpty(_ state: ModeState) -> Bool {
-        state.hasNoTimersOrSources && !blocks.contains { runs($0, in: state.mode) }
+        state.hasNoTimersOrSources && !blocks.contains { runs($0, in: state) }
             && !servesMainQueue(state.mode) && !hasRunnableJobs(state)
     }
 
@@ -304,8 +304,8 @@ extension LoopEngine {
 
     // MARK: Blocks
 
-    func runs(_ block: QueuedBlock, in mode: Mode) -> Bool {
-        block.modes.contains(mode) || (block.modes.contains(.common) && commonModeSet.contains(mode))
+    func runs(_ block: QueuedBlock, in state: ModeState) -> Bool {
+        block.modes.contains(state.mode) || (block.modes.contains(.common) && state.isCommon)
     }
 
     /// CF's `__CFRunLoopDoBlocks`: runs the queued blocks of this mode, in order, then the
@@ -316,20 +316,28 @@ extension LoopEngine {
         if !jobs.isEmpty { runJobs(state) }
     }
 
+    /// The blocks of other modes stay in place, at the front of the queue; the queue's buffer
+    /// comes back to it afterwards, so running blocks allocates nothing. A nested run in a
+    /// block's callout runs the blocks queued since, from an empty queue of its own.
     private func runQueuedBlocks(_ state: ModeState) {
-        let queued = blocks
-        blocks = []
-        var kept: [QueuedBlock] = []
-        for block in queued {
-            guard runs(block, in: state.mode) else {
-                kept.append(block)
+        var queued: [QueuedBlock] = []
+        swap(&queued, &blocks)
+        // Blocks are used in place, not copied out (a copy retains and releases its three
+        // references); the ones kept move forward in order by swaps.
+        var kept = 0
+        for index in queued.indices {
+            guard runs(queued[index], in: state) else {
+                queued.swapAt(kept, index)
+                kept += 1
                 continue
             }
             stats.blocksRun += 1
-            let mark = beginCallout(.block(block.label ?? "block"))
-            block.body()
+            let mark = beginCallout(.block(queued[index].label ?? "block"))
+            queued[index].body()
             endCallout(mark)
         }
-        blocks = kept + blocks
+        queued.removeSubrange(kept...)
+        queued.takeAll(from: &blocks)
+        blocks = queued
     }
 }

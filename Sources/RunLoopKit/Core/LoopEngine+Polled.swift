@@ -109,7 +109,7 @@ extension LoopEngine {
         // A block the driving loop's code performed on this thread while the pass waited
         // needs no kernel event: the pass runs it without sleeping. (Blocks queued by the
         // pass's own callouts wait, as in a run: CF does not wake for them.)
-        let outsideBlock = blockQueuedWhilePolled && blocks.contains { runs($0, in: state.mode) }
+        let outsideBlock = blockQueuedWhilePolled && blocks.contains { runs($0, in: state) }
         let polling = start.poll || start.idle || hasRunnableJobs(state) || hasReadySource(state) || outsideBlock
         if start.polled && (polling || backend.collectedEvents) {
             run.plan = .none

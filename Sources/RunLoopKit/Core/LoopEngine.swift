@@ -52,6 +52,8 @@ final class LoopEngine {
     @exclusivity(unchecked) var alignedTimers: [ObjectIdentifier: EVTimer] = [:]
     @exclusivity(unchecked) var runStack: [ModeState] = []
     @exclusivity(unchecked) var blocks: [QueuedBlock] = []
+    /// The buffer ``drainInbox()`` trades for the inbox's tasks, empty between drains.
+    @exclusivity(unchecked) var spareTasks: [@Sendable (LoopEngine) -> Void] = []
     /// The backend's watches (signal sources, and the descriptor sources of `armedState`).
     @exclusivity(unchecked) var watches = WatchTable()
     /// The mode whose descriptor sources are watched: the running mode, or the last one run.
@@ -150,7 +152,7 @@ final class LoopEngine {
         self.backend = backend
         self.shared = shared
         self.isMainLoop = isMainLoop
-        modes[.default] = ModeState(mode: .default, engine: self)
+        modes[.default] = ModeState(mode: .default, engine: self, isCommon: true)
     }
 
     /// Called once by the facade's initializer, the engine being made before the facade.
@@ -210,6 +212,7 @@ extension LoopEngine {
     func addCommonMode(_ mode: Mode) {
         guard commonModeSet.insert(mode).inserted else { return }
         lastResolved = nil
+        modes[mode]?.isCommon = true
         guard !(commonObservers.isEmpty && commonTimers.isEmpty && commonSources.isEmpty) else { return }
         let state = modeState(mode)
         for observer in commonObservers.elements { state.insert(observer) }
@@ -220,7 +223,7 @@ extension LoopEngine {
     /// The state of `mode`, created on first use.
     func modeState(_ mode: Mode) -> ModeState {
         if let state = modes[mode] { return state }
-        let state = ModeState(mode: mode, engine: self)
+        let state = ModeState(mode: mode, engine: self, isCommon: commonModeSet.contains(mode))
         modes[mode] = state
         return state
     }
@@ -256,17 +259,24 @@ extension LoopEngine {
         for state in modes.values { state.remove(observer) }
     }
 
-    /// Takes what other threads handed over: blocks join the queue, tasks run now.
+    /// Takes what other threads handed over, under one acquisition of the lock: blocks and
+    /// jobs join their queues, tasks run now. The arrays trade buffers (``Inbox``), so a
+    /// drain allocates nothing once they have grown.
     func drainInbox() {
         guard shared.inboxPending.load(ordering: .acquiring) else { return }
-        let taken = shared.inbox.withLock { inbox in
+        // A task may drain again (a nested run): it then finds no spare buffer, not this one.
+        var tasks: [@Sendable (LoopEngine) -> Void] = []
+        swap(&tasks, &spareTasks)
+        shared.inbox.withLock { inbox in
             shared.inboxPending.store(false, ordering: .relaxed)
-            defer { inbox = Inbox(isClosed: inbox.isClosed) }
-            return inbox
+            inbox.isSignalled = false
+            blocks.takeAll(from: &inbox.blocks)
+            jobs.takeAll(from: &inbox.jobs)
+            swap(&tasks, &inbox.tasks)
         }
-        blocks.append(contentsOf: taken.blocks)
-        jobs.append(contentsOf: taken.jobs)
-        for task in taken.tasks { task(self) }
+        for task in tasks { task(self) }
+        tasks.removeAll(keepingCapacity: true)
+        spareTasks = tasks
     }
 
     /// Stamps the pass's wake; `deadline` is the one that ended its wait, if one did.

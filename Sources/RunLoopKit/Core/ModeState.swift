@@ -14,6 +14,11 @@ final class ModeState {
     /// and go with it; a timer queued here reaches its engine through this while the engine is
     /// alive (its teardown empties every timer's places first).
     unowned(unsafe) let engine: LoopEngine
+    /// Whether the mode is one of the loop's common modes (set by the engine, which never
+    /// takes a mode out of them): a pass asks this per job batch and per block, where
+    /// hashing the mode's name to look it up in ``LoopEngine/commonModeSet`` cost more
+    /// than the rest of the check.
+    var isCommon: Bool
     @exclusivity(unchecked) private var observerSet = Members<EVObserver>()
     /// The union of the observers' activities: lets a notification with no listener cost
     /// one test (CF's `_observerMask`).
@@ -26,9 +31,10 @@ final class ModeState {
     @exclusivity(unchecked) private var kernelSet = Members<EVSource>()
     @exclusivity(unchecked) private var idleSet = Members<EVSource>()
 
-    init(mode: EVRunLoop.Mode, engine: LoopEngine) {
+    init(mode: EVRunLoop.Mode, engine: LoopEngine, isCommon: Bool) {
         self.mode = mode
         self.engine = engine
+        self.isCommon = isCommon
     }
 
     /// The queue holds its timers retained; a mode going away lets them go.

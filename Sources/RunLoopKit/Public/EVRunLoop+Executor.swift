@@ -59,17 +59,19 @@ extension EVRunLoop: SerialExecutor, TaskExecutor {
     public func isIsolatingCurrentContext() -> Bool? { isOwnerThread }
 
     /// Queues a job for the loop's thread: `isolated` for an actor pinned to the loop, else
-    /// for a task that prefers it.
+    /// for a task that prefers it. From another thread, wakes the loop unless a wake is owed
+    /// already for what the inbox holds (``Inbox/isSignalled``).
     func enqueue(_ job: UnownedJob, isolated: Bool) {
         let queued = QueuedJob(job: job, isolated: isolated)
         if isOwnerThread {
             engine.jobs.append(queued)
         } else {
-            shared.inbox.withLock {
+            let wakes = shared.inbox.withLock {
                 $0.jobs.append(queued)
                 shared.inboxPending.store(true, ordering: .releasing)
+                return $0.signal()
             }
-            backend.wakeUp()
+            if wakes { backend.wakeUp() }
         }
     }
 }

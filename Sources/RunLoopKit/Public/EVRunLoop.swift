@@ -291,25 +291,28 @@ public final class EVRunLoop: @unchecked Sendable {
         _ block: @escaping @Sendable () -> Void
     ) {
         require(!modes.isEmpty, "EVRunLoop.perform(inModes:label:_:): modes is empty; the block would never run")
-        let queued = QueuedBlock(modes: modes, label: label, body: block)
         if isOwnerThread {
-            engine.blocks.append(queued)
+            engine.blocks.append(QueuedBlock(modes: modes, label: label, body: block))
             if engine.polledRun != nil && !engine.isInPolledCall { engine.blockQueuedWhilePolled = true }
         } else {
-            let accepted = shared.inbox.withLock { inbox in
+            // A wake is sent by the first block since the loop last drained its inbox
+            // (``Inbox/isSignalled``); later ones ride on it.
+            let wakes = shared.inbox.withLock { inbox in
                 guard !inbox.isClosed else { return false }
-                inbox.blocks.append(queued)
+                // Made here, not captured: a captured block would be copied in and released.
+                inbox.blocks.append(QueuedBlock(modes: modes, label: label, body: block))
                 shared.inboxPending.store(true, ordering: .releasing)
-                return true
+                return inbox.signal()
             }
-            if accepted { wakeUp() }
+            if wakes { wakeUp() }
         }
     }
 
     /// Runs `task` on the loop's thread, given the loop's engine, at its next pass or before
-    /// its next wait, waking it; drops it if the loop's thread has exited.
+    /// its next wait, waking it (unless a wake is owed already: ``Inbox/isSignalled``); drops
+    /// it if the loop's thread has exited.
     func enqueue(_ task: @escaping @Sendable (LoopEngine) -> Void) {
-        if pushTask(task) { wakeUp() }
+        if pushTask(task, signalling: true) { wakeUp() }
     }
 
     /// Runs `task` on the loop's thread at its next pass or before its next wait; wakes the
@@ -317,21 +320,24 @@ public final class EVRunLoop: @unchecked Sendable {
     /// that the coming wake serves anyway costs no extra wake. Drops it if the loop's thread
     /// has exited.
     func enqueue(_ task: @escaping @Sendable (LoopEngine) -> Void, wakingIfSleepingPast latest: Int64) {
-        guard pushTask(task) else { return }
+        guard pushTask(task, signalling: false) else { return }
         // Pairs with the fence in the pass's `planWait`: either the loop sees this task before
         // it sleeps, or this sees the wait it planned.
         atomicMemoryFence(ordering: .sequentiallyConsistent)
         let planned = shared.plannedWake.load(ordering: .relaxed)
+        // This wake is sent whether or not the inbox is signalled: it did not mark it.
         if latest < planned { wakeUp() }
     }
 
-    /// Hands `task` to the inbox; false if the loop's thread has exited.
-    private func pushTask(_ task: @escaping @Sendable (LoopEngine) -> Void) -> Bool {
+    /// Hands `task` to the inbox; false if the loop's thread has exited, or when
+    /// `signalling`, if a wake is owed already (``Inbox/isSignalled``), which the caller then
+    /// need not send.
+    private func pushTask(_ task: @escaping @Sendable (LoopEngine) -> Void, signalling: Bool) -> Bool {
         shared.inbox.withLock { inbox in
             guard !inbox.isClosed else { return false }
             inbox.tasks.append(task)
             shared.inboxPending.store(true, ordering: .releasing)
-            return true
+            return signalling ? inbox.signal() : true
         }
     }
 
