@@ -122,7 +122,7 @@ enum BenchmarksFile {
                     details.append("range \(NumberFormat.value(summary.min))–\(NumberFormat.value(summary.max)) over \(summary.values.count) \(row.pairRatios == nil ? "repetitions" : "pairs")")
                 }
             }
-            for peer in [Peer.libev, .foundation] {
+            for peer in [Peer.libev, .foundation] + (row.pairedPeer == .libev ? [] : [row.pairedPeer]) {
                 if let ratio = row.ratio(to: peer) { details.append("\(NumberFormat.value(ratio))× \(peer.rawValue)") }
             }
             if let pairs = row.pairRatios, pairs.values.count > 1 {

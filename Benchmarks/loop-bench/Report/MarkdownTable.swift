@@ -29,7 +29,7 @@ enum MarkdownTable {
                 case .pending(let issue)?: return "*pending: \(issue)*"
                 case let cell:
                     var text = NumberFormat.cell(cell)
-                    if peer == .libev, let pairs = row.pairRatios {
+                    if peer == row.pairedPeer, let pairs = row.pairRatios {
                         text += " [\(NumberFormat.pairs(pairs))]"
                     } else if peer != .runLoopKit, let ratio = row.ratio(to: peer) {
                         text += " [\(NumberFormat.ratio(ratio))]"

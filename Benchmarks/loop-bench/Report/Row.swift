@@ -33,9 +33,11 @@ struct Row: Codable, Sendable {
     /// Whether RunLoopKit meets `goal`, decided by the workload; nil without a goal.
     var goalMet: Bool?
     var cells: [Peer: Cell]
-    /// RunLoopKit ÷ libev of each interleaved pair (``Pairs``), on the rows measured so; its
-    /// median is the row's ratio to libev.
+    /// RunLoopKit ÷ ``pairedPeer`` of each interleaved pair (``Pairs``), on the rows measured
+    /// so; its median is the row's ratio to that peer.
     var pairRatios: Summary?
+    /// The peer of the interleaved pairs: libev, or for the jobs rows a Swift peer.
+    var pairedPeer = Peer.libev
 
     init(workload: String, metric: String, unit: String, better: Better, goal: String? = nil, cells: [Peer: Cell]) {
         self.workload = workload
@@ -46,11 +48,11 @@ struct Row: Codable, Sendable {
         self.cells = cells
     }
 
-    /// RunLoopKit's median over `peer`'s median (to libev on a row measured in pairs: the
-    /// median of the pair ratios); nil where either is missing or not positive (a ratio of
-    /// signed figures such as an overshoot below zero means nothing).
+    /// RunLoopKit's median over `peer`'s median (to the paired peer on a row measured in
+    /// pairs: the median of the pair ratios); nil where either is missing or not positive (a
+    /// ratio of signed figures such as an overshoot below zero means nothing).
     func ratio(to peer: Peer) -> Double? {
-        if peer == .libev, let pairRatios { return pairRatios.median.isFinite ? pairRatios.median : nil }
+        if peer == pairedPeer, let pairRatios { return pairRatios.median.isFinite ? pairRatios.median : nil }
         guard let ours = cells[.runLoopKit]?.summary?.median,
               let theirs = cells[peer]?.summary?.median, ours > 0, theirs > 0, ours.isFinite, theirs.isFinite
         else { return nil }

@@ -85,7 +85,7 @@ enum ExecutorJobs {
         var medianRow = Row.make(name, "closure from another thread → runs, latency median", unit: "µs",
                                  goal: "< 20 µs", values: medians, unavailable: closureUnavailable)
         medianRow.goalMet = medianRow.cells[.runLoopKit]?.summary.map { $0.median < 20 }
-        return [
+        return pairedRows(plan) + [
             medianRow,
             Row.make(name, "closure from another thread → runs, latency p99", unit: "µs", values: p99s,
                      unavailable: closureUnavailable),
@@ -106,6 +106,84 @@ enum ExecutorJobs {
             Row.make(name, "allocations per task started from another thread, \(counted.grouped) started back to back (the runtime's task included)",
                      unit: "allocations", values: taskAllocations, unavailable: taskUnavailable),
         ]
+    }
+
+    // MARK: Issue 29's rows, in interleaved pairs
+
+    /// Issue 29's rows: each RunLoopKit against the best Swift peer of the issue's table,
+    /// measured in interleaved pairs of fresh processes (``Pairs``) rather than side by side
+    /// in this process, where they move by tens of percent between runs.
+    enum PairedRow: String, CaseIterable {
+        case closureCPU = "closure-cpu", closureLatency = "closure-latency"
+        case actorCPU = "actor-cpu"
+        case taskLatency = "task-latency", taskCPU = "task-cpu"
+
+        /// The best Swift peer of issue 29's table for this row.
+        var peer: Peer {
+            switch self {
+            case .closureCPU, .actorCPU: .nio
+            case .closureLatency: .dispatch
+            case .taskLatency, .taskCPU: .taskSleep
+            }
+        }
+
+        /// Whether PROFILING.md ("Cross-thread work") shows the floor that allows 1.25×: a
+        /// wake through libev's eventfd and epoll where the peer's is a futex.
+        var hasFloor: Bool { self == .closureLatency || self == .taskLatency }
+
+        func metric(_ plan: Plan) -> String {
+            let n = "\(plan.pairs) interleaved pairs of fresh processes against \(peer.rawValue)"
+            return switch self {
+            case .closureCPU: "issue 29: CPU per closure job, \(plan.jobBurst.grouped) sent back to back, \(n)"
+            case .closureLatency: "issue 29: closure from another thread → runs, latency median, \(n)"
+            case .actorCPU: "issue 29: CPU per actor call on the loop's SerialExecutor, \(plan.jobBurst.grouped) awaited in a row, \(n)"
+            case .taskLatency: "issue 29: task started from another thread → first line runs, latency median, \(n)"
+            case .taskCPU: "issue 29: CPU per task started from another thread, \(plan.jobBurst.grouped) started back to back, \(n)"
+            }
+        }
+
+        var unit: String { self == .closureLatency || self == .taskLatency ? "µs" : "ns" }
+
+        /// The row's figure, measured once in this process on `peer`: `samples` latencies, or
+        /// a burst of `jobs`.
+        func measure(_ peer: Peer, samples: Int, jobs: Int) -> Double {
+            switch self {
+            case .closureCPU: closureBurst(peer, jobs: jobs).cpuPerJob
+            case .closureLatency: Summary(closureLatencies(peer, samples: samples)).median / 1e3
+            case .actorCPU: actorBurst(peer, jobs: jobs).cpuPerJob
+            case .taskLatency: Summary(taskLatencies(peer, samples: samples)).median / 1e3
+            case .taskCPU: taskBurst(peer, jobs: jobs).cpuPerJob
+            }
+        }
+    }
+
+    private static func pairedRows(_ plan: Plan) -> [Row] {
+        guard plan.peers.contains(.runLoopKit) else { return [] }
+        return PairedRow.allCases.filter { plan.peers.contains($0.peer) }.map { kind in
+            let pairs = Pairs.run(name, plan: plan, arguments: [kind.rawValue, String(plan.wakeSamples), String(plan.jobBurst)],
+                                  against: kind.peer)
+            let others = Dictionary(uniqueKeysWithValues: Peer.others.filter { $0 != kind.peer }.map {
+                ($0, "this row pairs RunLoopKit with \(kind.peer.rawValue) only")
+            })
+            var row = Row.make(name, kind.metric(plan), unit: kind.unit, values: [:], unavailable: others)
+                .paired(pairs, figure: 0)
+            let limit = kind.hasFloor ? 1.25 : 1.0
+            row.goal = kind.hasFloor
+                ? "≤ 1.0× \(kind.peer.rawValue), or ≤ 1.25× with the floor in PROFILING.md"
+                : "≤ 1.0× \(kind.peer.rawValue)"
+            row.goalMet = row.ratio(to: kind.peer).map { $0 <= limit }
+            return row
+        }
+    }
+
+    /// A child of the pairs: `[peer key, row, latency samples, burst jobs]`; measures the
+    /// row's figure once and prints it.
+    static func child(_ arguments: [String]) {
+        guard arguments.count == 4, let peer = Peer(key: arguments[0]), let kind = PairedRow(rawValue: arguments[1]),
+              let samples = Int(arguments[2]), let jobs = Int(arguments[3]) else {
+            fatalError("loop-bench jobs child: expected a peer, a row (\(PairedRow.allCases.map(\.rawValue))), samples and jobs, got \(arguments)")
+        }
+        Pairs.report([kind.measure(peer, samples: samples, jobs: jobs)])
     }
 
     /// Latencies (ns) of closures sent one at a time from another thread.

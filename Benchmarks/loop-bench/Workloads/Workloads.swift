@@ -46,7 +46,7 @@ struct Workload: Sendable {
                  measure: DescriptorSources.measure, child: DescriptorSources.child),
         Workload(name: ExecutorJobs.name,
                  summary: "closures sent from another thread (perform, RunLoop.perform + CFRunLoopWakeUp, serial queue async, NIO execute, Task.detached): latency one at a time, CPU per job in a burst; actor calls on a loop's SerialExecutor (RunLoopKit, NIO); tasks started on RunLoopKit's loop as TaskExecutor vs Task.detached.",
-                 measure: ExecutorJobs.measure),
+                 measure: ExecutorJobs.measure, child: ExecutorJobs.child),
         Workload(name: AsyncSleeps.name,
                  summary: "1,000 tasks looping on a 0.2 s sleep with 0.1 s tolerance (loop.clock, Task.sleep(for:tolerance:), AsyncTimerSequence); wakes/s, CPU, lateness.",
                  measure: AsyncSleeps.measure),
