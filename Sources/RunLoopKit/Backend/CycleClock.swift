@@ -32,6 +32,8 @@ struct CycleClock {
     /// The rate when the anchor was taken (ns per tick), plus and minus 1/256; 0 for none.
     private var latestNanosPerTick = 0.0
     private var earliestNanosPerTick = 0.0
+    /// The rate when the anchor was taken (ns per tick); 0 for none.
+    private var nanosPerTick = 0.0
 
     private static let longestExtrapolation = 1e9
     /// What the bounds add on each side (ns).
@@ -57,6 +59,7 @@ struct CycleClock {
     mutating func anchor(nanos: Int64, ticksBefore before: UInt64, ticksAfter after: UInt64) {
         (anchorNanos, anchorTicks) = (nanos, before)
         let nanosPerTick = rate.nanosPerTick
+        self.nanosPerTick = nanosPerTick
         (latestNanosPerTick, earliestNanosPerTick) = (nanosPerTick * (1 + 1.0 / 256), nanosPerTick * (1 - 1.0 / 256))
         anchorSpread = after >= before ? Double(after - before) * nanosPerTick : .infinity
     }
@@ -73,6 +76,17 @@ struct CycleClock {
         guard latestNanosPerTick > 0 else { return nil }
         let elapsed = Double(ticks &- anchorTicks) * latestNanosPerTick
         return elapsed < Self.longestExtrapolation ? elapsed : nil
+    }
+
+    /// The monotonic clock when the counter read `ticks`, extrapolated from the anchor at
+    /// the measured rate: for measurements (the loop's metrics), whose error is the clock's
+    /// slew since the anchor (NTP's at most 500 ppm of at most a second); nil with no anchor
+    /// under a second old (then read the clock).
+    @inline(__always)
+    func estimate(at ticks: UInt64) -> Int64? {
+        guard nanosPerTick > 0 else { return nil }
+        let elapsed = Double(ticks &- anchorTicks) * nanosPerTick
+        return elapsed < Self.longestExtrapolation ? anchorNanos &+ Int64(elapsed) : nil
     }
 
     /// Whether the monotonic clock certainly read before `instant` when the counter read

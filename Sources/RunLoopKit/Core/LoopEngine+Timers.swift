@@ -151,7 +151,7 @@ extension LoopEngine {
         timer.fireDateSetInCallout = false
         timer.isFiring = true
         stats.timerFires += 1
-        let mark = beginCallout(.timer(timer.label ?? "timer"))
+        let mark = beginCallout(.timer(timer.label ?? "timer"), due: scheduled)
         timer.block(timer)
         endCallout(mark)
         timer.isFiring = false

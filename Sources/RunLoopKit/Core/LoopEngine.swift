@@ -94,14 +94,24 @@ final class LoopEngine {
     /// Reports callouts that run past a threshold while set (``EVRunLoop/reportStalls(over:_:)``).
     @exclusivity(unchecked) var stallWatch: StallWatch?
 
+    /// Records the loop's health figures while set (``EVRunLoop/recordsMetrics``).
+    @exclusivity(unchecked) var metrics: LoopMetrics?
+    /// While metrics are on and a run is in progress: the start of the loop's current busy
+    /// stretch (its outermost run's start or its last wake, ns); nil otherwise.
+    @exclusivity(unchecked) var awakeSince: Int64?
+    /// While metrics are on and a polled run's wait is another loop's: when it began (ns).
+    @exclusivity(unchecked) var polledAsleepAt: Int64?
+
     /// What a callout's end needs of its beginning: the trace entry set then (for its
-    /// duration) and the stall watch's start.
+    /// duration), the stall watch's start, the metrics and the callout's start on the clock.
     struct CalloutMark {
         let event: Trace.Event
         let trace: Trace?
         let number: Int
         let stallWatch: StallWatch?
         let started: Int64
+        let metrics: LoopMetrics?
+        let start: Int64
     }
 
     /// Records `event` in the trace, if one is set, at the clock's reading now; `event` is
@@ -112,19 +122,30 @@ final class LoopEngine {
         trace.record(event(), at: backend.now())
     }
 
-    /// Records the start of a callout in the trace and the stall watch, when either is set
-    /// (two tests when neither is); ``endCallout(_:)`` records how long it ran.
+    /// Records the start of a callout in the trace, the stall watch and the metrics, when
+    /// any is set (three tests when none is); ``endCallout(_:)`` records how long it ran.
+    /// `due`: a timer's fire date (ns), for the metrics' lateness.
     @inline(__always)
-    func beginCallout(_ event: @autoclosure () -> Trace.Event) -> CalloutMark? {
-        guard trace != nil || stallWatch != nil else { return nil }
-        return beginWatchedCallout(event())
+    func beginCallout(_ event: @autoclosure () -> Trace.Event, due: Int64 = .min) -> CalloutMark? {
+        guard trace != nil || stallWatch != nil || metrics != nil else { return nil }
+        return beginWatchedCallout(event(), due: due)
+    }
+
+    /// The clock for a callout's start and end: the trace's (the loop's clock) when one is
+    /// set, else the metrics' (``Backend/measuringNow(anchor:)``).
+    @inline(__always)
+    private func calloutNow(traced: Bool) -> Int64 {
+        traced ? backend.now().nanoseconds : backend.measuringNow(anchor: false).nanoseconds
     }
 
     @inline(never)
-    private func beginWatchedCallout(_ event: Trace.Event) -> CalloutMark {
-        let number = trace?.record(event, at: backend.now()) ?? -1
+    private func beginWatchedCallout(_ event: Trace.Event, due: Int64) -> CalloutMark {
+        let start = trace != nil || metrics != nil ? calloutNow(traced: trace != nil) : 0
+        let number = trace?.record(event, at: Instant(nanoseconds: start)) ?? -1
         let started = stallWatch.map { $0.begin(event.stallKind, label: event.calloutLabel) } ?? 0
-        return CalloutMark(event: event, trace: trace, number: number, stallWatch: stallWatch, started: started)
+        if let metrics, due != .min { metrics.recordLateness(nanos: start &- due) }
+        return CalloutMark(event: event, trace: trace, number: number, stallWatch: stallWatch, started: started,
+                           metrics: metrics, start: start)
     }
 
     @inline(__always)
@@ -135,8 +156,44 @@ final class LoopEngine {
 
     @inline(never)
     private func endWatchedCallout(_ mark: CalloutMark) {
-        mark.trace?.finish(mark.number, at: backend.now())
+        if mark.trace != nil || mark.metrics != nil {
+            let end = calloutNow(traced: mark.trace != nil)
+            mark.trace?.finish(mark.number, at: Instant(nanoseconds: end))
+            mark.metrics?.recordCallout(mark.event.stallKind, nanos: end &- mark.start, event: mark.event)
+        }
         mark.stallWatch?.end(mark.event.stallKind, label: mark.event.calloutLabel, started: mark.started)
+    }
+
+    /// Turns the metrics on (`new`) or off: the busy stretch in progress is counted to the
+    /// old ones and starts again for the new.
+    func setMetrics(_ new: LoopMetrics?) {
+        if let metrics, let since = awakeSince {
+            metrics.recordBusy(nanos: backend.measuringNow(anchor: true).nanoseconds &- since)
+        }
+        metrics = new
+        awakeSince = nil
+        restartAwakeClock()
+    }
+
+    /// Starts the busy stretch again from now, if metrics are on and a run is in progress
+    /// (after the metrics were reset).
+    func restartAwakeClock() {
+        guard metrics != nil, !runStack.isEmpty else { return }
+        awakeSince = backend.measuringNow(anchor: true).nanoseconds
+    }
+
+    /// The loop falls asleep at `instant` (metrics on): its busy stretch ends.
+    func metricsFallAsleep(at instant: Int64) {
+        guard let metrics, let since = awakeSince else { return }
+        metrics.recordBusy(nanos: instant &- since)
+        awakeSince = nil
+    }
+
+    /// The loop woke at `instant` for `reason` after sleeping since `asleepAt` (metrics on).
+    func metricsWake(at instant: Int64, asleepAt: Int64, for reason: Trace.WakeReason) {
+        guard let metrics else { return }
+        metrics.recordWake(reason, asleep: instant &- asleepAt)
+        awakeSince = instant
     }
 
     init(backend: any Backend, shared: LoopShared, isMainLoop: Bool) {
