@@ -14,6 +14,8 @@ final class LoopMetrics: Sendable {
     typealias Histogram = EVRunLoop.Metrics.Histogram
 
     let passes = Atomic<Int>(0)
+    /// How many times the figures were reset (``reset()``).
+    let resets = Atomic<Int>(0)
     let busyNanos = Atomic<Int64>(0)
     let asleepNanos = Atomic<Int64>(0)
     /// Wakes by reason, indexed by ``wakeIndex(_:)``.
@@ -89,6 +91,7 @@ final class LoopMetrics: Sendable {
     /// Every figure now. Any thread.
     func snapshot() -> EVRunLoop.Metrics {
         var metrics = EVRunLoop.Metrics()
+        metrics.resets = resets.load(ordering: .relaxed)
         metrics.passes = passes.load(ordering: .relaxed)
         metrics.busy = .nanoseconds(busyNanos.load(ordering: .relaxed))
         metrics.asleep = .nanoseconds(asleepNanos.load(ordering: .relaxed))
@@ -132,6 +135,7 @@ final class LoopMetrics: Sendable {
         for index in 0..<Histogram.bucketCount { latenessBuckets[index].store(0, ordering: .relaxed) }
         longest.withLock { $0 = nil }
         longestNanos.store(-1, ordering: .relaxed)
+        resets.bump(by: 1)
     }
 }
 

@@ -140,6 +140,9 @@ extension EVRunLoop {
         public var busy: Duration = .zero
         /// How long the loop slept in its waits (libuv's idle time).
         public var asleep: Duration = .zero
+        /// How many times ``EVRunLoop/resetMetrics()`` set the figures back to zero: a
+        /// reporter that sends differences starts again from zero when it changes.
+        public var resets = 0
         /// Passes of the run loop (as ``Statistics/passes``).
         public var passes = 0
         /// Waits that slept, by why they ended (reasons that never ended one are absent).
