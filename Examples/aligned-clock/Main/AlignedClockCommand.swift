@@ -57,6 +57,7 @@ struct AlignedClockCommand: ParsableCommand {
 
     func run() throws {
         let loop = EVRunLoop.current
+        loop.recordsMetrics = json
         let configuration = ClockConfiguration(
             compare: compare, publishCost: publishCost, lead: lead ?? .none,
             naiveStartDelay: Double.random(in: 0.1..<0.9))
@@ -80,6 +81,6 @@ struct AlignedClockCommand: ParsableCommand {
         if let plot {
             try ClockPlot.figure(updates: updates, strategies: configuration.strategies, start: start).write(toFile: plot)
         }
-        Output.write(json ? try summary.json() + "\n" : "\n" + summary.table() + "\n")
+        Output.write(json ? try SummaryJSON.encode(summary, metrics: loop.metrics) + "\n" : "\n" + summary.table() + "\n")
     }
 }

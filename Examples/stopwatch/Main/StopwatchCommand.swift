@@ -61,6 +61,7 @@ struct StopwatchCommand: ParsableCommand {
 
     func run() throws {
         let loop = EVRunLoop.current
+        loop.recordsMetrics = json
         let interactive = isatty(STDIN_FILENO) == 1
         let configuration = StopwatchConfiguration(
             startsAtOnce: start || !interactive, script: script,
@@ -91,6 +92,6 @@ struct StopwatchCommand: ParsableCommand {
 
         let summary = session.finish()
         if let plot { try DriftPlot.figure(timeline: session.driftTimeline).write(toFile: plot) }
-        Output.write(json ? try summary.json() + "\n" : "\n\n" + summary.table() + "\n")
+        Output.write(json ? try SummaryJSON.encode(summary, metrics: loop.metrics) + "\n" : "\n\n" + summary.table() + "\n")
     }
 }

@@ -60,6 +60,7 @@ struct TaskTimersCommand: ParsableCommand {
 
     func run() throws {
         let loop = EVRunLoop.current
+        loop.recordsMetrics = json
         let keyboard = TerminalMode(cbreak: STDIN_FILENO)
         let screen = isatty(STDOUT_FILENO) == 1 && !json ? LiveScreen() : nil
         let controls = Controls(loop: loop)
@@ -119,7 +120,7 @@ struct TaskTimersCommand: ParsableCommand {
         for source in sources { source.invalidate() }
         screen?.close()
         keyboard?.restore()
-        Output.write((json ? try summary.json() : summary.text) + "\n")
+        Output.write((json ? try SummaryJSON.encode(summary, metrics: loop.metrics, snakeCaseKeys: true) : summary.text) + "\n")
         if controls.interrupted { throw ExitCode(130) }
     }
 }

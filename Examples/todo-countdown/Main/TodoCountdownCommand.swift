@@ -58,6 +58,7 @@ struct TodoCountdownCommand: ParsableCommand {
 
     func run() throws {
         let loop = EVRunLoop.current
+        loop.recordsMetrics = json
         let controls = RunControls(loop: loop)
         let keyboard = TerminalMode(cbreak: STDIN_FILENO)
         let screen = isatty(STDOUT_FILENO) == 1 && !json ? LiveScreen() : nil
@@ -103,7 +104,7 @@ struct TodoCountdownCommand: ParsableCommand {
         keyboard?.restore()
         let summary = CountdownSummary(items: items, removeDone: removeDone, selectedItem: lastSelected,
                                        strategies: reports)
-        Output.write((json ? try summary.json() : summary.text) + "\n")
+        Output.write((json ? try SummaryJSON.encode(summary, metrics: loop.metrics, snakeCaseKeys: true) : summary.text) + "\n")
         if let plot { try CountdownPlot.figure(runs: timelines).write(toFile: plot) }
         if controls.interrupted { throw ExitCode(130) }
     }

@@ -56,6 +56,7 @@ struct WakeDateCommand: ParsableCommand {
     @MainActor
     private func runOnMainActor() throws {
         let loop = EVRunLoop.main
+        loop.recordsMetrics = json
         let session = WakeDateSession(loop: loop, configuration: WakeDateConfiguration(timers: timers, slowMilliseconds: slow))
         if !json {
             let screen = WakeDateScreen(redraws: isatty(STDOUT_FILENO) == 1)
@@ -69,6 +70,6 @@ struct WakeDateCommand: ParsableCommand {
         for source in interrupts { source.invalidate() }
 
         let summary = session.finish()
-        Output.write(json ? try summary.json() + "\n" : "\n" + summary.table() + "\n")
+        Output.write(json ? try SummaryJSON.encode(summary, metrics: loop.metrics) + "\n" : "\n" + summary.table() + "\n")
     }
 }
