@@ -222,9 +222,9 @@ extension LoopEngine {
         }
     }
 
-    /// The clock before and after a wait that the trace or the metrics record: the metrics'
-    /// anchored reading when they are on (later callouts extrapolate it), else the clock.
-    func waitNow() -> Instant { metrics != nil ? backend.measuringNow(anchor: true) : backend.now() }
+    /// The clock before and after a wait that the trace or the metrics record: a reading
+    /// that anchors the callouts' cheaper ones (``Backend/measuringNow(anchor:)``).
+    func waitNow() -> Instant { backend.measuringNow(anchor: true) }
 
     /// Why the wait that just ended ended: its deadline, a source the backend reported ready
     /// (sources reported past `readyBefore`), the main queue, or else a wake-up.
@@ -305,7 +305,7 @@ extension LoopEngine {
                     stats.observerCallouts += 1
                     let mark = beginCallout(.observer(observer.label ?? "observer", activity))
                     observer.callout(observer, activity)
-                    endCallout(mark)
+                    endCallout(mark, .observer(observer.label ?? "observer", activity))
                     observer.isFiring = false
                     if !observer.repeats { observer.invalidate() }
                 }
@@ -339,7 +339,7 @@ extension LoopEngine {
             stats.blocksRun += 1
             let mark = beginCallout(.block(block.label ?? "block"))
             block.body()
-            endCallout(mark)
+            endCallout(mark, .block(block.label ?? "block"))
         }
         blocks = kept + blocks
     }

@@ -94,24 +94,35 @@ final class LoopEngine {
     /// Reports callouts that run past a threshold while set (``EVRunLoop/reportStalls(over:_:)``).
     @exclusivity(unchecked) var stallWatch: StallWatch?
 
-    /// Records the loop's health figures while set (``EVRunLoop/recordsMetrics``).
-    @exclusivity(unchecked) var metrics: LoopMetrics?
+    /// Records the loop's health figures while set (``EVRunLoop/recordsMetrics``), unretained:
+    /// the facade's `metricsStore` holds them for the loop's life, so the fire path reads
+    /// them with no reference counting.
+    @exclusivity(unchecked) var measuring: Unmanaged<LoopMetrics>?
+    /// The metrics, for the paths that run once per pass or wait.
+    var metrics: LoopMetrics? { measuring?.takeUnretainedValue() }
     /// While metrics are on and a run is in progress: the start of the loop's current busy
     /// stretch (its outermost run's start or its last wake, ns); nil otherwise.
     @exclusivity(unchecked) var awakeSince: Int64?
     /// While metrics are on and a polled run's wait is another loop's: when it began (ns).
     @exclusivity(unchecked) var polledAsleepAt: Int64?
 
-    /// What a callout's end needs of its beginning: the trace entry set then (for its
-    /// duration), the stall watch's start, the metrics and the callout's start on the clock.
+    /// What a callout's end needs of its beginning: which recorders were on, the callout's
+    /// kind, its trace entry, its start on the loop's clock and the stall watch's start.
+    /// Plain values only (the trace and the stall watch by identity), so that making,
+    /// copying and dropping a mark costs no reference counting.
     struct CalloutMark {
-        let event: Trace.Event
-        let trace: Trace?
+        /// ``traced``, ``watched``, ``measured``; 0 when no recorder is on.
+        let recorders: UInt8
+        let kind: EVRunLoop.Stall.Kind
         let number: Int
-        let stallWatch: StallWatch?
-        let started: Int64
-        let metrics: LoopMetrics?
         let start: Int64
+        let started: Int64
+        let traceID: ObjectIdentifier?
+        let watchID: ObjectIdentifier?
+
+        static let traced: UInt8 = 1, watched: UInt8 = 2, measured: UInt8 = 4
+
+        static let none = CalloutMark(recorders: 0, kind: .block, number: -1, start: 0, started: 0, traceID: nil, watchID: nil)
     }
 
     /// Records `event` in the trace, if one is set, at the clock's reading now; `event` is
@@ -123,45 +134,94 @@ final class LoopEngine {
     }
 
     /// Records the start of a callout in the trace, the stall watch and the metrics, when
-    /// any is set (three tests when none is); ``endCallout(_:)`` records how long it ran.
-    /// `due`: a timer's fire date (ns), for the metrics' lateness.
+    /// any is set (three tests when none is); ``endCallout(_:_:)`` records how long it ran.
+    /// `kind`: the event's, given where the event costs more to make (then the metrics alone
+    /// never make it); `due`: a timer's fire date (ns), for the metrics' lateness; `chain`:
+    /// the end of the callout just before, read by ``endCallout(_:_:)``, taken as this one's
+    /// start instead of reading the clock again (a timer fired right after another).
     @inline(__always)
-    func beginCallout(_ event: @autoclosure () -> Trace.Event, due: Int64 = .min) -> CalloutMark? {
-        guard trace != nil || stallWatch != nil || metrics != nil else { return nil }
-        return beginWatchedCallout(event(), due: due)
+    func beginCallout(_ event: @autoclosure () -> Trace.Event, kind: EVRunLoop.Stall.Kind? = nil, due: Int64 = .min,
+                      after chain: Int64 = .min) -> CalloutMark {
+        guard trace != nil || stallWatch != nil || measuring != nil else { return .none }
+        guard trace == nil, stallWatch == nil, let measuring else { return beginWatchedCallout(event(), due: due, after: chain) }
+        // The metrics alone, inlined: no trace entry, no stall watch, no event made.
+        let start = chain != .min ? chain : calloutNow()
+        if due != .min { measuring._withUnsafeGuaranteedRef { $0.recordLateness(nanos: start &- due) } }
+        return CalloutMark(recorders: CalloutMark.measured, kind: kind ?? event().stallKind, number: -1, start: start,
+                           started: 0, traceID: nil, watchID: nil)
     }
 
-    /// The clock for a callout's start and end: the trace's (the loop's clock) when one is
-    /// set, else the metrics' (``Backend/measuringNow(anchor:)``).
+    /// The clock for a callout's start and end, with a trace or metrics: the one reading
+    /// both take (``Backend/measuringNow(anchor:)``: the CPU's counter extrapolated from the
+    /// reading anchored at the wake; the loop's clock on a virtual loop).
     @inline(__always)
-    private func calloutNow(traced: Bool) -> Int64 {
-        traced ? backend.now().nanoseconds : backend.measuringNow(anchor: false).nanoseconds
-    }
+    private func calloutNow() -> Int64 { backend.measuringNow(anchor: false).nanoseconds }
 
     @inline(never)
-    private func beginWatchedCallout(_ event: Trace.Event, due: Int64) -> CalloutMark {
-        let start = trace != nil || metrics != nil ? calloutNow(traced: trace != nil) : 0
-        let number = trace?.record(event, at: Instant(nanoseconds: start)) ?? -1
-        let started = stallWatch.map { $0.begin(event.stallKind, label: event.calloutLabel) } ?? 0
-        if let metrics, due != .min { metrics.recordLateness(nanos: start &- due) }
-        return CalloutMark(event: event, trace: trace, number: number, stallWatch: stallWatch, started: started,
-                           metrics: metrics, start: start)
-    }
-
-    @inline(__always)
-    func endCallout(_ mark: CalloutMark?) {
-        guard let mark else { return }
-        endWatchedCallout(mark)
-    }
-
-    @inline(never)
-    private func endWatchedCallout(_ mark: CalloutMark) {
-        if mark.trace != nil || mark.metrics != nil {
-            let end = calloutNow(traced: mark.trace != nil)
-            mark.trace?.finish(mark.number, at: Instant(nanoseconds: end))
-            mark.metrics?.recordCallout(mark.event.stallKind, nanos: end &- mark.start, event: mark.event)
+    private func beginWatchedCallout(_ event: Trace.Event, due: Int64, after chain: Int64) -> CalloutMark {
+        let kind = event.stallKind
+        var recorders: UInt8 = 0
+        var start: Int64 = 0
+        var number = -1
+        if trace != nil || measuring != nil { start = chain != .min ? chain : calloutNow() }
+        if let trace {
+            recorders |= CalloutMark.traced
+            number = trace.record(event, at: Instant(nanoseconds: start))
         }
-        mark.stallWatch?.end(mark.event.stallKind, label: mark.event.calloutLabel, started: mark.started)
+        var started: Int64 = 0
+        if let stallWatch {
+            recorders |= CalloutMark.watched
+            started = stallWatch.begin(kind, label: event.calloutLabel)
+        }
+        if let metrics {
+            recorders |= CalloutMark.measured
+            if due != .min { metrics.recordLateness(nanos: start &- due) }
+        }
+        return CalloutMark(recorders: recorders, kind: kind, number: number, start: start, started: started,
+                           traceID: trace.map(ObjectIdentifier.init), watchID: stallWatch.map(ObjectIdentifier.init))
+    }
+
+    /// Records the end of the callout `mark` began: its duration in the trace and the
+    /// metrics, its report if it stalled. `event` names it, made only when a stall report or
+    /// a new longest callout needs its label (nil: the kind's name, for jobs and the main
+    /// queue). A trace or stall watch replaced during the callout is left alone. Returns the
+    /// clock's reading at the end, for the next callout's `chain` (`.min` when none was read).
+    @inline(__always) @discardableResult
+    func endCallout(_ mark: CalloutMark, _ event: @autoclosure () -> Trace.Event? = nil) -> Int64 {
+        guard mark.recorders != 0 else { return .min }
+        guard mark.recorders == CalloutMark.measured else { return endWatchedCallout(mark, event) }
+        // The metrics alone, inlined: the label is made only for a new longest callout.
+        let end = calloutNow()
+        guard let measuring else { return .min }  // turned off by the callout
+        if measuring._withUnsafeGuaranteedRef({ $0.recordCallout(mark.kind, nanos: end &- mark.start) }) {
+            recordLongest(mark, until: end, event())
+        }
+        return end
+    }
+
+    @inline(never)
+    private func recordLongest(_ mark: CalloutMark, until end: Int64, _ event: Trace.Event?) {
+        metrics?.recordLongest(mark.kind, nanos: max(end &- mark.start, 0), label: event?.calloutLabel ?? "\(mark.kind)")
+    }
+
+    @inline(never)
+    private func endWatchedCallout(_ mark: CalloutMark, _ event: () -> Trace.Event?) -> Int64 {
+        func label() -> String { event()?.calloutLabel ?? "\(mark.kind)" }
+        var end: Int64 = .min
+        if mark.recorders & (CalloutMark.traced | CalloutMark.measured) != 0 {
+            end = calloutNow()
+            if mark.recorders & CalloutMark.traced != 0, let trace, ObjectIdentifier(trace) == mark.traceID {
+                trace.finish(mark.number, at: Instant(nanoseconds: end))
+            }
+            if mark.recorders & CalloutMark.measured != 0, let metrics,
+               metrics.recordCallout(mark.kind, nanos: end &- mark.start) {
+                metrics.recordLongest(mark.kind, nanos: max(end &- mark.start, 0), label: label())
+            }
+        }
+        if mark.recorders & CalloutMark.watched != 0, let stallWatch, ObjectIdentifier(stallWatch) == mark.watchID {
+            stallWatch.end(mark.kind, label: label(), started: mark.started)
+        }
+        return end
     }
 
     /// Turns the metrics on (`new`) or off: the busy stretch in progress is counted to the
@@ -170,7 +230,7 @@ final class LoopEngine {
         if let metrics, let since = awakeSince {
             metrics.recordBusy(nanos: backend.measuringNow(anchor: true).nanoseconds &- since)
         }
-        metrics = new
+        measuring = new.map(Unmanaged.passUnretained)
         awakeSince = nil
         restartAwakeClock()
     }

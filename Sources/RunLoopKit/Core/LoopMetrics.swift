@@ -20,14 +20,12 @@ final class LoopMetrics: Sendable {
     let asleepNanos = Atomic<Int64>(0)
     /// Wakes by reason, indexed by ``wakeIndex(_:)``.
     let wakes: InlineArray<5, Atomic<Int>> = InlineArray { _ in Atomic(0) }
-    /// Callouts by kind, indexed by `Stall.Kind.rawValue - 1`: count, total and longest (ns),
-    /// and the histogram's buckets (kind-major).
-    let calloutCounts: InlineArray<6, Atomic<Int>> = InlineArray { _ in Atomic(0) }
+    /// Callouts by kind, indexed by `Stall.Kind.rawValue - 1`: total and longest (ns), and
+    /// the histogram's buckets (kind-major; their sum is the count).
     let calloutTotals: InlineArray<6, Atomic<Int64>> = InlineArray { _ in Atomic(0) }
     let calloutMaxima: InlineArray<6, Atomic<Int64>> = InlineArray { _ in Atomic(0) }
     let calloutBuckets: InlineArray<936, Atomic<Int>> = InlineArray { _ in Atomic(0) }  // 6 × 156
-    /// Timer lateness: count, total and largest (ns), buckets.
-    let latenessCount = Atomic<Int>(0)
+    /// Timer lateness: total and largest (ns), buckets (their sum is the count).
     let latenessTotal = Atomic<Int64>(0)
     let latenessMax = Atomic<Int64>(0)
     let latenessBuckets: InlineArray<156, Atomic<Int>> = InlineArray { _ in Atomic(0) }
@@ -37,21 +35,22 @@ final class LoopMetrics: Sendable {
 
     init() {}
 
-    /// One callout of `kind` ran `nanos`; `event` names it when it is the longest yet.
+    /// One callout of `kind` ran `nanos`; returns whether it ran longer than every one
+    /// before it, whose label the caller then gives ``recordLongest(_:nanos:label:)``.
     @inline(__always)
-    func recordCallout(_ kind: EVRunLoop.Stall.Kind, nanos: Int64, event: EVRunLoop.Trace.Event) {
+    func recordCallout(_ kind: EVRunLoop.Stall.Kind, nanos: Int64) -> Bool {
         let nanos = max(nanos, 0)
         let index = Int(kind.rawValue) &- 1
-        calloutCounts[index].bump(by: 1)
         calloutTotals[index].bump(by: nanos)
         if nanos > calloutMaxima[index].load(ordering: .relaxed) { calloutMaxima[index].store(nanos, ordering: .relaxed) }
         calloutBuckets[index &* Histogram.bucketCount &+ Histogram.bucket(ofNanoseconds: nanos)].bump(by: 1)
-        if nanos > longestNanos.load(ordering: .relaxed) { recordLongest(kind, nanos: nanos, event: event) }
+        return nanos > longestNanos.load(ordering: .relaxed)
     }
 
+    /// The longest callout yet: `kind`, `nanos`, `label`.
     @inline(never)
-    private func recordLongest(_ kind: EVRunLoop.Stall.Kind, nanos: Int64, event: EVRunLoop.Trace.Event) {
-        longest.withLock { $0 = EVRunLoop.Metrics.Callout(kind: kind, label: event.calloutLabel, duration: .nanoseconds(nanos)) }
+    func recordLongest(_ kind: EVRunLoop.Stall.Kind, nanos: Int64, label: String) {
+        longest.withLock { $0 = EVRunLoop.Metrics.Callout(kind: kind, label: label, duration: .nanoseconds(nanos)) }
         longestNanos.store(nanos, ordering: .relaxed)
     }
 
@@ -59,7 +58,6 @@ final class LoopMetrics: Sendable {
     @inline(__always)
     func recordLateness(nanos: Int64) {
         let nanos = max(nanos, 0)
-        latenessCount.bump(by: 1)
         latenessTotal.bump(by: nanos)
         if nanos > latenessMax.load(ordering: .relaxed) { latenessMax.store(nanos, ordering: .relaxed) }
         latenessBuckets[Histogram.bucket(ofNanoseconds: nanos)].bump(by: 1)
@@ -101,18 +99,18 @@ final class LoopMetrics: Sendable {
         }
         for kind in Self.kinds {
             let index = Int(kind.rawValue) - 1
-            let count = calloutCounts[index].load(ordering: .relaxed)
-            guard count > 0 else { continue }
             let base = index * Histogram.bucketCount
+            let buckets = (0..<Histogram.bucketCount).map { calloutBuckets[base + $0].load(ordering: .relaxed) }
+            let count = buckets.reduce(0, +)
+            guard count > 0 else { continue }
             metrics.callouts[kind] = Histogram(
                 count: count, totalNanoseconds: calloutTotals[index].load(ordering: .relaxed),
-                maxNanoseconds: calloutMaxima[index].load(ordering: .relaxed),
-                buckets: (0..<Histogram.bucketCount).map { calloutBuckets[base + $0].load(ordering: .relaxed) })
+                maxNanoseconds: calloutMaxima[index].load(ordering: .relaxed), buckets: buckets)
         }
+        let lateness = (0..<Histogram.bucketCount).map { latenessBuckets[$0].load(ordering: .relaxed) }
         metrics.lateness = Histogram(
-            count: latenessCount.load(ordering: .relaxed), totalNanoseconds: latenessTotal.load(ordering: .relaxed),
-            maxNanoseconds: latenessMax.load(ordering: .relaxed),
-            buckets: (0..<Histogram.bucketCount).map { latenessBuckets[$0].load(ordering: .relaxed) })
+            count: lateness.reduce(0, +), totalNanoseconds: latenessTotal.load(ordering: .relaxed),
+            maxNanoseconds: latenessMax.load(ordering: .relaxed), buckets: lateness)
         metrics.longestCallout = longest.withLock { $0 }
         return metrics
     }
@@ -124,12 +122,10 @@ final class LoopMetrics: Sendable {
         asleepNanos.store(0, ordering: .relaxed)
         for index in 0..<5 { wakes[index].store(0, ordering: .relaxed) }
         for index in 0..<6 {
-            calloutCounts[index].store(0, ordering: .relaxed)
             calloutTotals[index].store(0, ordering: .relaxed)
             calloutMaxima[index].store(0, ordering: .relaxed)
         }
         for index in 0..<(6 * Histogram.bucketCount) { calloutBuckets[index].store(0, ordering: .relaxed) }
-        latenessCount.store(0, ordering: .relaxed)
         latenessTotal.store(0, ordering: .relaxed)
         latenessMax.store(0, ordering: .relaxed)
         for index in 0..<Histogram.bucketCount { latenessBuckets[index].store(0, ordering: .relaxed) }
