@@ -157,7 +157,7 @@ extension LoopEngine {
         stats.timerFires += 1
         let mark = beginCallout(.timer(timer.label ?? "timer"), kind: .timer, due: scheduled, after: chain)
         timer.block(timer)
-        let end = endCallout(mark, .timer(timer.label ?? "timer"))
+        let end = endCallout(mark, timer: timer)
         timer.isFiring = false
         guard timer.isValid else { return end }
         guard timer.repeats else {

@@ -199,6 +199,22 @@ final class LoopEngine {
         return end
     }
 
+    /// ``endCallout(_:_:)`` for a timer's callout, the timer passed as it is rather than in
+    /// a closure: the fire path then keeps no reference count across the clock read.
+    @inline(__always)
+    func endCallout(_ mark: CalloutMark, timer: EVTimer) -> Int64 {
+        guard mark.recorders != 0 else { return .min }
+        guard mark.recorders == CalloutMark.measured else {
+            return endWatchedCallout(mark, { .timer(timer.label ?? "timer") })
+        }
+        let end = calloutNow()
+        guard let measuring else { return .min }  // turned off by the callout
+        if measuring._withUnsafeGuaranteedRef({ $0.recordCallout(.timer, nanos: end &- mark.start) }) {
+            recordLongest(mark, until: end, .timer(timer.label ?? "timer"))
+        }
+        return end
+    }
+
     @inline(never)
     private func recordLongest(_ mark: CalloutMark, until end: Int64, _ event: Trace.Event?) {
         metrics?.recordLongest(mark.kind, nanos: max(end &- mark.start, 0), label: event?.calloutLabel ?? "\(mark.kind)")
