@@ -117,12 +117,13 @@ final class LoopEngine {
         let number: Int
         let start: Int64
         let started: Int64
-        let traceID: ObjectIdentifier?
-        let watchID: ObjectIdentifier?
+        /// The trace's and the stall watch's addresses, as identities (never dereferenced).
+        let traceID: UnsafeMutableRawPointer?
+        let watchID: UnsafeMutableRawPointer?
 
         static let traced: UInt8 = 1, watched: UInt8 = 2, measured: UInt8 = 4
 
-        static let none = CalloutMark(recorders: 0, kind: .block, number: -1, start: 0, started: 0, traceID: nil, watchID: nil)
+        static var none: CalloutMark { CalloutMark(recorders: 0, kind: .block, number: -1, start: 0, started: 0, traceID: nil, watchID: nil) }
     }
 
     /// Records `event` in the trace, if one is set, at the clock's reading now; `event` is
@@ -159,26 +160,29 @@ final class LoopEngine {
 
     @inline(never)
     private func beginWatchedCallout(_ event: Trace.Event, due: Int64, after chain: Int64) -> CalloutMark {
+        // The trace and the watch unretained: the engine holds them for the whole call.
+        let traced = trace.map(Unmanaged.passUnretained)
+        let watch = stallWatch.map(Unmanaged.passUnretained)
         let kind = event.stallKind
         var recorders: UInt8 = 0
         var start: Int64 = 0
         var number = -1
-        if trace != nil || measuring != nil { start = chain != .min ? chain : calloutNow() }
-        if let trace {
+        if traced != nil || measuring != nil { start = chain != .min ? chain : calloutNow() }
+        if let traced {
             recorders |= CalloutMark.traced
-            number = trace.record(event, at: Instant(nanoseconds: start))
+            number = traced._withUnsafeGuaranteedRef { $0.record(event, at: Instant(nanoseconds: start)) }
         }
         var started: Int64 = 0
-        if let stallWatch {
+        if let watch {
             recorders |= CalloutMark.watched
-            started = stallWatch.begin(kind, label: event.calloutLabel)
+            started = watch._withUnsafeGuaranteedRef { $0.begin(kind, label: event.calloutLabel) }
         }
-        if let metrics {
+        if let measuring {
             recorders |= CalloutMark.measured
-            if due != .min { metrics.recordLateness(nanos: start &- due) }
+            if due != .min { measuring._withUnsafeGuaranteedRef { $0.recordLateness(nanos: start &- due) } }
         }
         return CalloutMark(recorders: recorders, kind: kind, number: number, start: start, started: started,
-                           traceID: trace.map(ObjectIdentifier.init), watchID: stallWatch.map(ObjectIdentifier.init))
+                           traceID: traced?.toOpaque(), watchID: watch?.toOpaque())
     }
 
     /// Records the end of the callout `mark` began: its duration in the trace and the
@@ -204,15 +208,19 @@ final class LoopEngine {
     @inline(__always)
     func endCallout(_ mark: CalloutMark, timer: EVTimer) -> Int64 {
         guard mark.recorders != 0 else { return .min }
-        guard mark.recorders == CalloutMark.measured else {
-            return endWatchedCallout(mark, { .timer(timer.label ?? "timer") })
-        }
+        guard mark.recorders == CalloutMark.measured else { return endWatchedCallout(mark, timer: timer) }
         let end = calloutNow()
         guard let measuring else { return .min }  // turned off by the callout
         if measuring._withUnsafeGuaranteedRef({ $0.recordCallout(.timer, nanos: end &- mark.start) }) {
             recordLongest(mark, until: end, .timer(timer.label ?? "timer"))
         }
         return end
+    }
+
+    /// The timer's label made here, not in a closure formed on the fire path.
+    @inline(never)
+    private func endWatchedCallout(_ mark: CalloutMark, timer: EVTimer) -> Int64 {
+        endWatchedCallout(mark, { .timer(timer.label ?? "timer") })
     }
 
     @inline(never)
@@ -226,15 +234,17 @@ final class LoopEngine {
         var end: Int64 = .min
         if mark.recorders & (CalloutMark.traced | CalloutMark.measured) != 0 {
             end = calloutNow()
-            if mark.recorders & CalloutMark.traced != 0, let trace, ObjectIdentifier(trace) == mark.traceID {
-                trace.finish(mark.number, at: Instant(nanoseconds: end))
+            if mark.recorders & CalloutMark.traced != 0, let traced = trace.map(Unmanaged.passUnretained),
+               traced.toOpaque() == mark.traceID {
+                traced._withUnsafeGuaranteedRef { $0.finish(mark.number, at: Instant(nanoseconds: end)) }
             }
-            if mark.recorders & CalloutMark.measured != 0, let metrics,
-               metrics.recordCallout(mark.kind, nanos: end &- mark.start) {
-                metrics.recordLongest(mark.kind, nanos: max(end &- mark.start, 0), label: label())
+            if mark.recorders & CalloutMark.measured != 0, let measuring,
+               measuring._withUnsafeGuaranteedRef({ $0.recordCallout(mark.kind, nanos: end &- mark.start) }) {
+                recordLongest(mark, until: end, event())
             }
         }
-        if mark.recorders & CalloutMark.watched != 0, let stallWatch, ObjectIdentifier(stallWatch) == mark.watchID {
+        if mark.recorders & CalloutMark.watched != 0, let stallWatch,
+           Unmanaged.passUnretained(stallWatch).toOpaque() == mark.watchID {
             stallWatch.end(mark.kind, label: label(), started: mark.started)
         }
         return end

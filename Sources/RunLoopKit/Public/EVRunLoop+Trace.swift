@@ -123,8 +123,7 @@ extension EVRunLoop {
         /// The most recent entries, oldest first: at most ``capacity`` of them.
         public var entries: [Entry] {
             guard ring.count == capacity else { return ring }
-            let start = (recorded - base) % capacity
-            return Array(ring[start...] + ring[..<start])
+            return Array(ring[next...] + ring[..<next])
         }
 
         /// The most recent events, oldest first (the sleeps and wakes of ``entries`` left out).
@@ -147,6 +146,8 @@ extension EVRunLoop {
         /// How many entries were ever recorded, and that count at the last ``removeAll()``.
         @exclusivity(unchecked) private var recorded = 0
         @exclusivity(unchecked) private var base = 0
+        /// Where the next entry goes in `ring` (once full, the oldest entry's place).
+        @exclusivity(unchecked) private var next = 0
 
         /// Creates an empty trace that keeps the last `capacity` entries.
         ///
@@ -198,6 +199,7 @@ extension EVRunLoop {
         public func removeAll() {
             ring.removeAll()
             base = recorded
+            next = 0
         }
 
         /// Records `step` at `instant`; returns its number, for ``finish(_:at:)``.
@@ -207,8 +209,10 @@ extension EVRunLoop {
             if ring.count < capacity {
                 ring.append(entry)
             } else {
-                ring[(recorded - base) % capacity] = entry
+                ring[next] = entry
             }
+            next += 1
+            if next == capacity { next = 0 }
             recorded += 1
             return recorded - 1
         }
@@ -221,7 +225,9 @@ extension EVRunLoop {
         /// trace still keeps it.
         func finish(_ number: Int, at end: Instant) {
             guard number >= base, number >= recorded - ring.count, number < recorded else { return }
-            let index = (number - base) % capacity
+            // Entries before the latest sit just before `next` in the ring (no division).
+            var index = next - (recorded - number)
+            if index < 0 { index += capacity }
             ring[index].duration = .nanoseconds(end.nanoseconds - ring[index].instant.nanoseconds)
         }
     }
