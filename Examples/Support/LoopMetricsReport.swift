@@ -1,6 +1,6 @@
 import RunLoopKit
 
-/// A loop's health figures (``RunLoopKit/EVRunLoop/metrics``) as the examples print them
+/// A loop's health figures (`EVRunLoop.metrics`) as the examples print them
 /// after `--json`, under the key `metrics`: how busy the loop was, how often it woke and why,
 /// how long its callouts ran and how late its timers fired, so that two strategies compare
 /// by numbers (the aligned clock against polling, a tolerance against none).

@@ -2,7 +2,7 @@ import CoreMetrics
 import RunLoopKit
 import Synchronization
 
-/// Reports a loop's health figures (``RunLoopKit/EVRunLoop/metrics``) through
+/// Reports a loop's health figures (`EVRunLoop.metrics`) through
 /// apple/swift-metrics: each ``report()`` sends what the loop recorded since the last one.
 ///
 /// Every metric carries the dimension `loop` (the label given here); those by kind or reason
@@ -21,13 +21,13 @@ import Synchronization
 /// | `runloop_timer_lateness` | Timer | how late timers fired |
 /// | `runloop_longest_callout_seconds` | Gauge, `kind`, `callout` | the longest callout so far, with its label |
 ///
-/// The loop keeps its durations in buckets (``RunLoopKit/EVRunLoop/Metrics/Histogram``), not
+/// The loop keeps its durations in buckets (`EVRunLoop.Metrics.Histogram`), not
 /// one by one, so a Timer gets each new value as its bucket's midpoint (at most an eighth
 /// off the value, never above the largest recorded); and at most `samplesPerReport` values
 /// per Timer and report, spread over the buckets in their proportions, so that a busy loop's
 /// report stays short (the counters still count every callout).
 ///
-/// The loop must record its metrics (``RunLoopKit/EVRunLoop/recordsMetrics``):
+/// The loop must record its metrics (`EVRunLoop.recordsMetrics`):
 ///
 /// ```swift
 /// let loop = EVRunLoop.current
@@ -72,7 +72,7 @@ public final class EVRunLoopMetricsReporter: Sendable {
     /// Creates a reporter for `loop`; nothing is reported before ``report()`` or ``start(every:)``.
     ///
     /// - Parameters:
-    ///   - loop: the loop, which should record its metrics (``RunLoopKit/EVRunLoop/recordsMetrics``).
+    ///   - loop: the loop, which should record its metrics (`EVRunLoop.recordsMetrics`).
     ///   - label: the value of every metric's `loop` dimension.
     ///   - samplesPerReport: the most values a Timer gets per report (default 1,000), at least 1.
     ///   - factory: where the metrics go (default: the bootstrapped `MetricsSystem.factory`).
@@ -103,7 +103,7 @@ public final class EVRunLoopMetricsReporter: Sendable {
 
     /// Reports what the loop recorded since the last report (or since its metrics started).
     /// Any thread; reports are made one at a time. Metrics reset on the loop
-    /// (``RunLoopKit/EVRunLoop/resetMetrics()``) start the differences again from zero.
+    /// (`EVRunLoop.resetMetrics()`) start the differences again from zero.
     public func report() {
         state.withLock { state in
             let now = loop.metrics
@@ -143,7 +143,7 @@ public final class EVRunLoopMetricsReporter: Sendable {
     }
 
     /// Sends a histogram's new values to `timer`: each as its bucket's midpoint (clamped to
-    /// the largest value recorded), at most ``samplesPerReport`` of them in the buckets'
+    /// the largest value recorded), at most `samplesPerReport` of them in the buckets'
     /// proportions (at least one for a bucket that got any).
     private func record(_ delta: EVRunLoop.Metrics.Histogram, into timer: CoreMetrics.Timer) {
         guard delta.count > 0 else { return }
