@@ -17,7 +17,10 @@ extension EVRunLoop {
     /// the pass structure of CFRunLoop's `__CFRunLoopRun`.
     ///
     /// Each entry also has its instant on the loop's clock (exact on an ``EVVirtualClock``,
-    /// so a test can assert times as well as order), callouts have how long they ran, and
+    /// so a test can assert times as well as order; on the real loop a callout's times come
+    /// from the CPU's counter, extrapolated from the clock's reading at the wake, and a timer
+    /// fired right after another in one pass begins where that one ended), callouts have how
+    /// long they ran, and
     /// waits appear as a `sleep` (with the deadline asked for) and a `wake` (with its reason:
     /// ``WakeReason``): see ``entries`` and ``timedLines(since:)``, which prints a run as
     /// `"0.000 sleep until 10.000"`, `"10.000 wake(deadline)"`, `"10.000 timer(t) 2.000"`
