@@ -11,6 +11,9 @@ let package = Package(
         .library(name: "RunLoopKitExperimental", targets: ["RunLoopKitExperimental"]),
         // A small dependency-free SVG line-chart writer: the examples' --plot, and the benchmark.
         .library(name: "SVGPlot", targets: ["SVGPlot"]),
+        // A trace drawn as an SVG timeline of its passes: pass-trace --svg, the examples'
+        // --trace-svg. RunLoopKit itself draws nothing.
+        .library(name: "TraceTimeline", targets: ["TraceTimeline"]),
         // GLib both ways: a GMainContext hosted in a loop's modes, a loop attached to a
         // GMainContext as a GSource. Only this product needs GLib.
         .library(name: "RunLoopKitGLib", targets: ["RunLoopKitGLib"]),
@@ -40,6 +43,8 @@ let package = Package(
             dependencies: ["CLibev"]
         ),
         .target(name: "SVGPlot"),
+        .target(name: "TraceTimeline", dependencies: ["RunLoopKit", "SVGPlot"]),
+        .testTarget(name: "TraceTimelineTests", dependencies: ["RunLoopKit", "TraceTimeline"]),
         // GLib's main loop (<glib.h>, <glib-unix.h>), found through pkg-config.
         .systemLibrary(
             name: "CGLib",
@@ -103,7 +108,7 @@ let package = Package(
         // A tiny program that prints the activity sequence of a short real run.
         .executableTarget(
             name: "pass-trace",
-            dependencies: ["RunLoopKit"],
+            dependencies: ["RunLoopKit", "TraceTimeline"],
             path: "Examples/pass-trace"
         ),
         // Runs a command with a timeout: its output through a descriptor source, its exit
@@ -116,7 +121,7 @@ let package = Package(
         // What the examples share: stdout writes, terminal mode and keys, signals, statistics, JSON.
         .target(
             name: "ExampleSupport",
-            dependencies: ["RunLoopKit"],
+            dependencies: ["RunLoopKit", "TraceTimeline"],
             path: "Examples/Support"
         ),
         // What the example tests share: launching a built example binary and reading its output.

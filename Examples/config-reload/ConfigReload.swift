@@ -33,6 +33,9 @@ struct ConfigReload: ParsableCommand {
     @Option(help: "Seconds to run (default: until Ctrl-C; with --demo, 2).")
     var duration: Double?
 
+    @Option(name: .customLong("trace-svg"), help: ArgumentHelp(TraceSVG.help, valueName: "file"))
+    var traceSVG: String?
+
     func validate() throws {
         guard tolerance.isFinite, tolerance >= 0, tolerance <= 60 else {
             throw ValidationError("--tolerance must be in 0...60 seconds, not \(tolerance)")
@@ -50,6 +53,7 @@ struct ConfigReload: ParsableCommand {
         reloader.reload(reason: "initial load")
 
         let loop = EVRunLoop.current
+        let timeline = TraceSVG(recording: loop, to: traceSVG, title: "config-reload")
         // snippet: config-reload-watch
         let source = try EVSource(
             watching: file.path, tolerance: .nanoseconds(Int64(tolerance * 1e9)), label: "settings",
@@ -66,6 +70,7 @@ struct ConfigReload: ParsableCommand {
         loop.runDefaultMode(forSeconds: duration ?? (demo ? 2 : nil))
         source.invalidate()
         for interrupt in interrupts { interrupt.invalidate() }
+        try timeline?.write()
         print("\(reloader.loads) loads")
     }
 }

@@ -1,17 +1,30 @@
 import Glibc
 import RunLoopKit
+import TraceTimeline
 
-if CommandLine.arguments.dropFirst().contains(where: { $0 == "-h" || $0 == "--help" }) {
-    print("""
-        OVERVIEW: Prints the activity and callout sequence of a one-second run of the main loop:
-        a one-shot timer, a block, and an observer of every activity.
+let usage = """
+    OVERVIEW: Prints the activity and callout sequence of a one-second run of the main loop:
+    a one-shot timer, a block, and an observer of every activity.
 
-        USAGE: pass-trace
+    USAGE: pass-trace [--svg <file>]
 
-        OPTIONS:
-          -h, --help  Show help information.
-        """)
+    OPTIONS:
+      --svg <file>  Also draw the run as a timeline (each step at its time) in this SVG file.
+      -h, --help    Show help information.
+    """
+var arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) {
+    print(usage)
     exit(0)
+}
+var svgPath: String?
+if arguments.first == "--svg", arguments.count >= 2 {
+    svgPath = arguments[1]
+    arguments.removeFirst(2)
+}
+guard arguments.isEmpty else {
+    print("pass-trace: unexpected argument '\(arguments[0])'\n\n\(usage)")
+    exit(64)
 }
 
 // Prints the activity sequence of a short run on the real (libev) loop: a one-shot timer,
@@ -27,3 +40,12 @@ loop.perform(label: "hello") { }
 let result = loop.run(mode: .default, for: .seconds(1))
 for line in trace.lines { print(line) }
 print("result:", result)
+if let svgPath {
+    do {
+        try TraceTimeline(title: "pass-trace: one second of the main loop", trace: trace).write(toFile: svgPath)
+        print("timeline:", svgPath)
+    } catch {
+        print("pass-trace: cannot write \(svgPath): \(error)")
+        exit(1)
+    }
+}

@@ -115,8 +115,8 @@ public struct Figure: Sendable, Equatable {
         return lines
     }
 
-    /// `text` with XML's special characters escaped.
-    static func escaped(_ text: String) -> String {
+    /// `text` with XML's special characters escaped (for this package's other SVG writers too).
+    package static func escaped(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }

@@ -81,8 +81,10 @@ public enum ExampleProcess {
     /// Runs `binary` with `arguments` and standard input from /dev/null (so it is not on a
     /// terminal), capturing its standard output and standard error, and waits for it to end.
     ///
-    /// After `interruptAfter` seconds, if given, and once the child catches SIGINT, sends it
-    /// SIGINT; after `timeLimit` seconds it is killed with SIGKILL and the result's status is nil.
+    /// If `interruptAfter` is given, sends the child SIGINT that many seconds after it is first
+    /// seen catching SIGINT (its handler installed: it has started, however long its start
+    /// took on a loaded machine); after `timeLimit` seconds it is killed with SIGKILL and the
+    /// result's status is nil.
     ///
     /// - Throws: ``SpawnError`` when the child cannot start.
     public static func run(
@@ -122,6 +124,7 @@ public enum ExampleProcess {
 
         let started = Date()
         var interrupted = interruptAfter == nil
+        var catchingSince: Date?
         var stdout: [UInt8] = []
         var stderr: [UInt8] = []
         var waitStatus: Int32 = 0
@@ -131,9 +134,12 @@ public enum ExampleProcess {
             drain(err.read, into: &stderr)
             exited = waitpid(pid, &waitStatus, WNOHANG) == pid
             let elapsed = Date().timeIntervalSince(started)
-            if !interrupted, let interruptAfter, elapsed >= interruptAfter, catches(SIGINT, pid: pid) {
-                kill(pid, SIGINT)
-                interrupted = true
+            if !interrupted, let interruptAfter {
+                if catchingSince == nil, catches(SIGINT, pid: pid) { catchingSince = Date() }
+                if let catchingSince, Date().timeIntervalSince(catchingSince) >= interruptAfter {
+                    kill(pid, SIGINT)
+                    interrupted = true
+                }
             }
             if !exited && elapsed > timeLimit {
                 kill(pid, SIGKILL)

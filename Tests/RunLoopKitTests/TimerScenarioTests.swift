@@ -93,7 +93,7 @@ struct TimerScenarioTests {
             loop.addTimer("a", after: 0.010)
             loop.addTimer("b", after: 0.011)
             Thread.sleep(forTimeInterval: 0.55)  // all three are due at the first wake
-            loop.run(seconds: 1)
+            loop.run(seconds: passDeadline)
         }
     }
 
@@ -101,7 +101,7 @@ struct TimerScenarioTests {
     func invalidatedInOwnCallout(kind: LoopKind) async {
         await checkAgainstCF(kind, ["timer(t)", "return(finished)"]) { loop in
             loop.addTimer("t", after: 0.01, interval: 0.01) { loop.invalidateTimer("t") }
-            loop.run(seconds: 1)
+            loop.run(seconds: passDeadline)
         }
     }
 
@@ -120,7 +120,7 @@ struct TimerScenarioTests {
     func timerInOtherMode(kind: LoopKind) async {
         await checkAgainstCF(kind, ["return(finished)"]) { loop in
             loop.addTimer("t", after: 0.01, mode: "other")
-            loop.run(seconds: 1)
+            loop.run(seconds: passDeadline)
         }
     }
 

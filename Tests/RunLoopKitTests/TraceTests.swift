@@ -50,6 +50,58 @@ struct TraceTests {
         ])
     }
 
+    @Test("each entry names the mode and depth of the run it belongs to, nested runs included")
+    func modesAndDepths() {
+        let clock = EVVirtualClock()
+        let loop = EVRunLoop(clock: clock)
+        let trace = EVRunLoop.Trace()
+        loop.trace = trace
+        let tracking = EVRunLoop.Mode("tracking")
+        loop.add(EVTimer(interval: .milliseconds(5), repeats: false, label: "inner") { _ in }, forMode: tracking)
+        loop.perform(label: "outer") { loop.run(mode: tracking, for: .seconds(1)) }
+        _ = loop.run(mode: .default, for: .zero)
+        _ = loop.run(mode: "empty", for: .zero)
+
+        let steps = trace.entries.map { entry in
+            let step = switch entry.step {
+            case .event(let event): "\(event)"
+            case .sleep: "sleep"
+            case .wake(let reason): "wake(\(reason))"
+            }
+            return "\(entry.depth) \(entry.mode?.rawValue ?? "-") \(step)"
+        }
+        #expect(steps == [
+            "1 kCFRunLoopDefaultMode entry", "1 kCFRunLoopDefaultMode beforeTimers", "1 kCFRunLoopDefaultMode beforeSources",
+            "1 kCFRunLoopDefaultMode block(outer)",
+            "2 tracking entry", "2 tracking beforeTimers", "2 tracking beforeSources", "2 tracking beforeWaiting",
+            "2 tracking sleep", "2 tracking wake(deadline)", "2 tracking afterWaiting", "2 tracking timer(inner)",
+            "2 tracking exit", "2 tracking return(finished)",
+            "1 kCFRunLoopDefaultMode exit", "1 kCFRunLoopDefaultMode return(timedOut)",
+            "0 - return(finished)",
+        ])
+    }
+
+    @Test("a trace set during a run knows its depth but not its mode; runs it sees enter name theirs")
+    func setDuringARun() {
+        let loop = EVRunLoop(clock: EVVirtualClock())
+        let trace = EVRunLoop.Trace()
+        let tracking = EVRunLoop.Mode("tracking")
+        let timer = EVTimer(interval: .milliseconds(5), repeats: true, label: "inner") { _ in }
+        loop.add(timer, forMode: tracking)
+        loop.perform(label: "outer", EVRunLoop.isolated {
+            loop.trace = trace
+            loop.run(mode: tracking, for: .milliseconds(7))
+            trace.removeAll()  // forgets the steps, not which runs are going on
+            loop.run(mode: tracking, for: .milliseconds(4))
+            timer.invalidate()
+        })
+        _ = loop.run(mode: .default, for: .zero)
+
+        let runs = trace.entries.map { "\($0.depth) \($0.mode?.rawValue ?? "-")" }
+        #expect(runs == Array(repeating: "2 tracking", count: runs.count - 2) + ["1 -", "1 -"])
+        #expect(trace.lines.first == "entry" && trace.lines.suffix(2) == ["exit", "return(timedOut)"])
+    }
+
     @Test("a trace keeps its last entries, and forgets them on removeAll")
     func ringKeepsTheLast() {
         let loop = EVRunLoop(clock: EVVirtualClock())

@@ -1,17 +1,39 @@
 import Foundation
 import Synchronization
 
-/// Runs `body` on a new thread and waits for its result.
+/// Runs `body` on a new thread, joins the thread, and returns `body`'s result.
 ///
 /// Every measurement runs on a fresh thread, so each gets a fresh `EVRunLoop` (a loop
 /// belongs to the thread that first touches `EVRunLoop.current`), a fresh `CFRunLoop`,
 /// and per-thread counters (`getrusage(RUSAGE_THREAD)`) that see only its own work.
+///
+/// The thread is joined, not only waited for: its loop is torn down when the thread exits
+/// (after `body` returns), so a count of the process's descriptors or threads taken after
+/// this call sees that teardown done.
 func onFreshThread<Result: Sendable>(_ body: @escaping @Sendable () -> Result) -> Result {
     let handoff = Handoff<Result>()
-    let thread = Thread { handoff.deliver(body()) }
-    thread.stackSize = 8 << 20
-    thread.start()
+    let start = Unmanaged.passRetained(ThreadStart { handoff.deliver(body()) })
+    var attributes = pthread_attr_t()
+    pthread_attr_init(&attributes)
+    defer { pthread_attr_destroy(&attributes) }
+    pthread_attr_setstacksize(&attributes, 8 << 20)
+    var thread = pthread_t()
+    let status = pthread_create(&thread, &attributes, { context in
+        Unmanaged<ThreadStart>.fromOpaque(context!).takeRetainedValue().body()
+        return nil
+    }, start.toOpaque())
+    guard status == 0 else { fatalError("loop-bench: pthread_create failed (\(status))") }
+    pthread_join(thread, nil)
     return handoff.wait()
+}
+
+/// What a thread started by ``onFreshThread(_:)`` runs.
+private final class ThreadStart: Sendable {
+    let body: @Sendable () -> Void
+
+    init(_ body: @escaping @Sendable () -> Void) {
+        self.body = body
+    }
 }
 
 /// One value handed from one thread (or task) to another that blocks until it arrives.

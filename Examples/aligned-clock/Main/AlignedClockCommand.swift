@@ -46,6 +46,9 @@ struct AlignedClockCommand: ParsableCommand {
     @Option(help: "Write each strategy's display lag over time to this SVG file.")
     var plot: String?
 
+    @Option(name: .customLong("trace-svg"), help: ArgumentHelp(TraceSVG.help, valueName: "file"))
+    var traceSVG: String?
+
     func validate() throws {
         if let duration, !(duration.isFinite && duration > 0) {
             throw ValidationError("--duration must be a number of seconds greater than zero, not \(duration)")
@@ -58,6 +61,7 @@ struct AlignedClockCommand: ParsableCommand {
     func run() throws {
         let loop = EVRunLoop.current
         loop.recordsMetrics = json
+        let timeline = TraceSVG(recording: loop, to: traceSVG, title: "aligned-clock")
         let configuration = ClockConfiguration(
             compare: compare, publishCost: publishCost, lead: lead ?? .none,
             naiveStartDelay: Double.random(in: 0.1..<0.9))
@@ -81,6 +85,7 @@ struct AlignedClockCommand: ParsableCommand {
         if let plot {
             try ClockPlot.figure(updates: updates, strategies: configuration.strategies, start: start).write(toFile: plot)
         }
+        try timeline?.write()
         Output.write(json ? try SummaryJSON.encode(summary, metrics: loop.metrics) + "\n" : "\n" + summary.table() + "\n")
     }
 }

@@ -50,6 +50,9 @@ struct StopwatchCommand: ParsableCommand {
     @Option(help: "Write both approaches' drift over time to this SVG file.")
     var plot: String?
 
+    @Option(name: .customLong("trace-svg"), help: ArgumentHelp(TraceSVG.help, valueName: "file"))
+    var traceSVG: String?
+
     func validate() throws {
         if let duration, !(duration.isFinite && duration > 0) {
             throw ValidationError("--duration must be a number of seconds greater than zero, not \(duration)")
@@ -62,6 +65,7 @@ struct StopwatchCommand: ParsableCommand {
     func run() throws {
         let loop = EVRunLoop.current
         loop.recordsMetrics = json
+        let timeline = TraceSVG(recording: loop, to: traceSVG, title: "stopwatch")
         let interactive = isatty(STDIN_FILENO) == 1
         let configuration = StopwatchConfiguration(
             startsAtOnce: start || !interactive, script: script,
@@ -92,6 +96,7 @@ struct StopwatchCommand: ParsableCommand {
 
         let summary = session.finish()
         if let plot { try DriftPlot.figure(timeline: session.driftTimeline).write(toFile: plot) }
+        try timeline?.write()
         Output.write(json ? try SummaryJSON.encode(summary, metrics: loop.metrics) + "\n" : "\n\n" + summary.table() + "\n")
     }
 }

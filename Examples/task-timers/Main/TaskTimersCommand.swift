@@ -47,6 +47,9 @@ struct TaskTimersCommand: ParsableCommand {
     @Flag(help: "Print only the summary, as one JSON object on standard output.")
     var json = false
 
+    @Option(name: .customLong("trace-svg"), help: ArgumentHelp(TraceSVG.help, valueName: "file"))
+    var traceSVG: String?
+
     func validate() throws {
         if let duration, !(duration.isFinite && duration > 0) {
             throw ValidationError("--duration must be a number of seconds greater than 0, not \(duration)")
@@ -61,6 +64,7 @@ struct TaskTimersCommand: ParsableCommand {
     func run() throws {
         let loop = EVRunLoop.current
         loop.recordsMetrics = json
+        let timeline = TraceSVG(recording: loop, to: traceSVG, title: "task-timers")
         let keyboard = TerminalMode(cbreak: STDIN_FILENO)
         let screen = isatty(STDOUT_FILENO) == 1 && !json ? LiveScreen() : nil
         let controls = Controls(loop: loop)
@@ -120,6 +124,7 @@ struct TaskTimersCommand: ParsableCommand {
         for source in sources { source.invalidate() }
         screen?.close()
         keyboard?.restore()
+        try timeline?.write()
         Output.write((json ? try SummaryJSON.encode(summary, metrics: loop.metrics, snakeCaseKeys: true) : summary.text) + "\n")
         if controls.interrupted { throw ExitCode(130) }
     }

@@ -48,6 +48,9 @@ struct TodoCountdownCommand: ParsableCommand {
     @Option(help: "Write each strategy's lag and wakeups over time to this SVG file.")
     var plot: String?
 
+    @Option(name: .customLong("trace-svg"), help: ArgumentHelp(TraceSVG.help, valueName: "file"))
+    var traceSVG: String?
+
     func validate() throws {
         if let duration, !(duration.isFinite && duration > 0) {
             throw ValidationError("--duration must be a number of seconds greater than 0, not \(duration)")
@@ -59,6 +62,7 @@ struct TodoCountdownCommand: ParsableCommand {
     func run() throws {
         let loop = EVRunLoop.current
         loop.recordsMetrics = json
+        let timeline = TraceSVG(recording: loop, to: traceSVG, title: "todo-countdown")
         let controls = RunControls(loop: loop)
         let keyboard = TerminalMode(cbreak: STDIN_FILENO)
         let screen = isatty(STDOUT_FILENO) == 1 && !json ? LiveScreen() : nil
@@ -104,6 +108,7 @@ struct TodoCountdownCommand: ParsableCommand {
         keyboard?.restore()
         let summary = CountdownSummary(items: items, removeDone: removeDone, selectedItem: lastSelected,
                                        strategies: reports)
+        try timeline?.write()
         Output.write((json ? try SummaryJSON.encode(summary, metrics: loop.metrics, snakeCaseKeys: true) : summary.text) + "\n")
         if let plot { try CountdownPlot.figure(runs: timelines).write(toFile: plot) }
         if controls.interrupted { throw ExitCode(130) }

@@ -29,6 +29,9 @@ struct WakeDateCommand: ParsableCommand {
     @Flag(help: "Print only the summary, as one JSON object on stdout.")
     var json = false
 
+    @Option(name: .customLong("trace-svg"), help: ArgumentHelp(TraceSVG.help, valueName: "file"))
+    var traceSVG: String?
+
     @Option(help: "Timers due in the same pass, at least 2.")
     var timers = 3
 
@@ -57,6 +60,7 @@ struct WakeDateCommand: ParsableCommand {
     private func runOnMainActor() throws {
         let loop = EVRunLoop.main
         loop.recordsMetrics = json
+        let timeline = TraceSVG(recording: loop, to: traceSVG, title: "wake-date")
         let session = WakeDateSession(loop: loop, configuration: WakeDateConfiguration(timers: timers, slowMilliseconds: slow))
         if !json {
             let screen = WakeDateScreen(redraws: isatty(STDOUT_FILENO) == 1)
@@ -70,6 +74,7 @@ struct WakeDateCommand: ParsableCommand {
         for source in interrupts { source.invalidate() }
 
         let summary = session.finish()
+        try timeline?.write()
         Output.write(json ? try SummaryJSON.encode(summary, metrics: loop.metrics) + "\n" : "\n" + summary.table() + "\n")
     }
 }

@@ -210,14 +210,14 @@ extension LoopEngine {
             }
             let asleepAt = waitNow()
             let latest = wait.latestNanoseconds
-            trace?.record(.sleep(until: latest == .max ? nil : Instant(nanoseconds: latest)), at: asleepAt)
+            if let trace { traceRecord(trace, .sleep(until: latest == .max ? nil : Instant(nanoseconds: latest)), at: asleepAt) }
             metricsFallAsleep(at: asleepAt.nanoseconds)
             let readyBefore = readySources.count
             backend.wait(wait, events: self)
             shared.plannedWake.store(.min, ordering: .relaxed)
             let wokeAt = waitNow()
             let reason = wakeReason(readyBefore: readyBefore)
-            trace?.record(.wake(reason), at: wokeAt)
+            if let trace { traceRecord(trace, .wake(reason), at: wokeAt) }
             metricsWake(at: wokeAt.nanoseconds, asleepAt: asleepAt.nanoseconds, for: reason)
         }
     }
@@ -293,7 +293,8 @@ extension LoopEngine {
     }
 
     private func notifyListeners(_ activity: Activity, _ state: ModeState) {
-        traceEvent(.activity(activity))
+        // A run's mode is handed to the trace once, at its `entry`.
+        if let trace { traceRecord(trace, .event(.activity(activity)), entering: activity == .entry ? state.mode : nil) }
         guard state.observerMask & activity.rawValue != 0 else { return }
         // The snapshot keeps every observer in it alive: no reference counting per observer.
         let snapshot = state.observers(of: activity)

@@ -131,7 +131,14 @@ final class LoopEngine {
     @inline(__always)
     func traceEvent(_ event: @autoclosure () -> Trace.Event) {
         guard let trace else { return }
-        trace.record(event(), at: backend.now())
+        traceRecord(trace, .event(event()))
+    }
+
+    /// Records `step` in `trace` at `instant` (default: the clock's reading now), with how
+    /// deep in runs it is; `entering` is the mode of the run whose `entry` it is.
+    @discardableResult
+    func traceRecord(_ trace: Trace, _ step: Trace.Entry.Step, at instant: Instant? = nil, entering mode: Mode? = nil) -> Int {
+        trace.record(step, at: instant ?? backend.now(), depth: runStack.count, entering: mode)
     }
 
     /// Records the start of a callout in the trace, the stall watch and the metrics, when
@@ -170,7 +177,7 @@ final class LoopEngine {
         if traced != nil || measuring != nil { start = chain != .min ? chain : calloutNow() }
         if let traced {
             recorders |= CalloutMark.traced
-            number = traced._withUnsafeGuaranteedRef { $0.record(event, at: Instant(nanoseconds: start)) }
+            number = traced._withUnsafeGuaranteedRef { traceRecord($0, .event(event), at: Instant(nanoseconds: start)) }
         }
         var started: Int64 = 0
         if let watch {

@@ -109,6 +109,15 @@ extension EVRunLoop {
             public var instant: Instant
             /// For a callout, how long it ran; nil for other steps, and while it runs.
             public var duration: Duration?
+            /// The mode of the innermost run going on when it happened (the run a step belongs
+            /// to; for a run's own `entry` and `return`, that run's); nil outside every run, and
+            /// in a run whose `entry` came before the trace was set. CF's counterpart is
+            /// `CFRunLoopCopyCurrentMode` read at that moment.
+            public var mode: Mode?
+            /// How many runs of the loop were going on when it happened: 1 for the steps of an
+            /// outermost run, 2 for those of a run nested in one of its callouts, 0 outside
+            /// every run (the `return(finished)` of a run whose mode was empty).
+            public var depth: Int
 
             /// Creates an entry.
             ///
@@ -116,17 +125,24 @@ extension EVRunLoop {
             ///   - step: what the loop did.
             ///   - instant: when.
             ///   - duration: how long a callout ran.
-            public init(step: Step, instant: Instant, duration: Duration? = nil) {
+            ///   - mode: the mode of the innermost run going on.
+            ///   - depth: how many runs were going on.
+            public init(step: Step, instant: Instant, duration: Duration? = nil, mode: Mode? = nil, depth: Int = 0) {
                 self.step = step
                 self.instant = instant
                 self.duration = duration
+                self.mode = mode
+                self.depth = depth
             }
         }
 
         /// The most recent entries, oldest first: at most ``capacity`` of them.
         public var entries: [Entry] {
-            guard ring.count == capacity else { return ring }
-            return Array(ring[next...] + ring[..<next])
+            let start = ring.count == capacity ? next : 0
+            return (ring[start...] + ring[..<start]).map { record in
+                Entry(step: record.step, instant: record.instant, duration: record.duration,
+                      mode: record.modeSlot >= 0 ? modes[Int(record.modeSlot)] : nil, depth: Int(record.depth))
+            }
         }
 
         /// The most recent events, oldest first (the sleeps and wakes of ``entries`` left out).
@@ -142,10 +158,27 @@ extension EVRunLoop {
         /// How many entries were dropped to stay within ``capacity``.
         public var droppedCount: Int { recorded - base - ring.count }
 
+        /// An entry as the ring keeps it: its mode as a slot of ``modes``, so that recording a
+        /// step copies no string (a `Mode` per entry cost each record a retain and release).
+        private struct Record {
+            var step: Entry.Step
+            var instant: Instant
+            var duration: Duration?
+            var depth: Int32
+            /// A slot of ``modes``, or -1: none.
+            var modeSlot: Int32
+        }
+
         // No dynamic exclusivity checks (`@exclusivity(unchecked)`): a trace is used on its
         // loop's thread, and no access to these spans a callout, so accesses never overlap.
         // The checks cost a callout about 390 instructions (Benchmarks/PROFILING.md).
-        @exclusivity(unchecked) private var ring: [Entry] = []
+        @exclusivity(unchecked) private var ring: [Record] = []
+        /// Each mode a recorded run ran, once. Loop thread (as the whole trace), unchecked as
+        /// the engine's fields are: read at every record.
+        @exclusivity(unchecked) private var modes: [Mode] = []
+        /// The slot of the mode of the run going on at each depth (depth 1 first), as the
+        /// runs' `entry` steps recorded them. Loop thread, unchecked: read at every record.
+        @exclusivity(unchecked) private var modeSlotAtDepth: [Int32] = []
         /// How many entries were ever recorded, and that count at the last ``removeAll()``.
         @exclusivity(unchecked) private var recorded = 0
         @exclusivity(unchecked) private var base = 0
@@ -205,10 +238,20 @@ extension EVRunLoop {
             next = 0
         }
 
-        /// Records `step` at `instant`; returns its number, for ``finish(_:at:)``.
+        /// Records `step` at `instant`, `depth` runs deep; `entering` is the mode of the run
+        /// whose `entry` this is (nil for every other step). Returns the step's number, for
+        /// ``finish(_:at:)``.
         @discardableResult
-        func record(_ step: Entry.Step, at instant: Instant) -> Int {
-            let entry = Entry(step: step, instant: instant)
+        func record(_ step: Entry.Step, at instant: Instant, depth: Int, entering mode: Mode? = nil) -> Int {
+            var slot: Int32 = -1
+            if let mode, depth >= 1 {
+                slot = Int32(modes.firstIndex(of: mode) ?? { modes.append(mode); return modes.count - 1 }())
+                if modeSlotAtDepth.count < depth { modeSlotAtDepth += repeatElement(-1, count: depth - modeSlotAtDepth.count) }
+                modeSlotAtDepth[depth - 1] = slot
+            } else if depth >= 1, depth <= modeSlotAtDepth.count {
+                slot = modeSlotAtDepth[depth - 1]
+            }
+            let entry = Record(step: step, instant: instant, duration: nil, depth: Int32(truncatingIfNeeded: depth), modeSlot: slot)
             if ring.count < capacity {
                 ring.append(entry)
             } else {
@@ -220,9 +263,6 @@ extension EVRunLoop {
             return recorded - 1
         }
 
-        /// Records `event` at `instant`.
-        @discardableResult
-        func record(_ event: Event, at instant: Instant) -> Int { record(.event(event), at: instant) }
 
         /// Sets the duration of the callout recorded as `number`, which ended at `end`, if the
         /// trace still keeps it.
