@@ -17,6 +17,8 @@ let package = Package(
         // GLib both ways: a GMainContext hosted in a loop's modes, a loop attached to a
         // GMainContext as a GSource. Only this product needs GLib.
         .library(name: "RunLoopKitGLib", targets: ["RunLoopKitGLib"]),
+        // A loop's health metrics reported through swift-metrics. Only this product needs it.
+        .library(name: "RunLoopKitMetrics", targets: ["RunLoopKitMetrics"]),
         // Two scenarios' logic libraries, for the GTK 4 example (Examples/gtk-timers), a
         // package of its own so that `make test` never needs GTK.
         .library(name: "TaskTimers", targets: ["TaskTimers"]),
@@ -29,6 +31,9 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         // `make docs`: the DocC catalogue (a command plugin; nothing of it is linked).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // RunLoopKitMetrics: the convention of Swift servers for metrics (swift-prometheus
+        // exports it); its MetricsTestKit reads what the tests reported.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
         // libev's module map plus the C shim for its watcher macros and timerfd.
@@ -67,6 +72,18 @@ let package = Package(
             dependencies: ["glib-main-probe", "ExampleTesting"]
         ),
         .testTarget(name: "SVGPlotTests", dependencies: ["SVGPlot"]),
+        .target(
+            name: "RunLoopKitMetrics",
+            dependencies: ["RunLoopKit", .product(name: "CoreMetrics", package: "swift-metrics")]
+        ),
+        .testTarget(
+            name: "RunLoopKitMetricsTests",
+            dependencies: [
+                "RunLoopKit", "RunLoopKitMetrics",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
+        ),
         .target(
             name: "RunLoopKitExperimental",
             dependencies: ["RunLoopKit"]
@@ -259,7 +276,7 @@ let package = Package(
         // be, run) as a snippet; a test checks that each block is one.
         .testTarget(
             name: "DocSnippetTests",
-            dependencies: ["RunLoopKit", "TestSupport"]
+            dependencies: ["RunLoopKit", "RunLoopKitMetrics", "TestSupport"]
         ),
         .testTarget(
             name: "RunLoopKitTests",

@@ -25,6 +25,15 @@ import Testing
         #expect(aligned.wakeupsPerSecond < 2)
         let polling = try #require(summary.report(for: .polling))
         #expect(polling.wakeupsPerSecond > 3 && polling.wakeupsPerSecond <= 11)
+        // The loop's own figures, after the summary's.
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let metrics = try #require(object["metrics"] as? [String: Any])
+        let busy = try #require(metrics["busyPercent"] as? Double)
+        #expect(busy >= 0 && busy <= 100)
+        let wakes = try #require(metrics["wakesPerSecond"] as? Double)
+        #expect(wakes > 3 && wakes < 100)  // the polling timer's ten a second, and the others'
+        #expect((metrics["wakesPerSecondByReason"] as? [String: Double])?["deadline"] != nil)
+        #expect(metrics["calloutP99Ms"] as? Double != nil && metrics["latenessP99Ms"] as? Double != nil)
     }
 
     @Test func interruptEndsTheRunAndStillPrintsTheSummary() throws {

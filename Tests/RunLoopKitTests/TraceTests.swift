@@ -115,6 +115,20 @@ struct TraceTests {
         trace.removeAll()
         #expect(trace.entries.isEmpty && trace.droppedCount == 0)
     }
+
+    @Test("a callout whose entry the ring wrapped past while it ran still gets its duration")
+    func durationAfterTheRingWrapped() {
+        let clock = EVVirtualClock()
+        let loop = EVRunLoop(clock: clock)
+        let trace = EVRunLoop.Trace(capacity: 4)
+        loop.trace = trace
+        loop.perform(label: "b") {
+            loop.run(mode: "empty", for: .zero)  // one entry, which fills the ring and wraps it
+            clock.advance(by: .milliseconds(2))
+        }
+        _ = loop.run(mode: .default, for: .zero)
+        #expect(trace.timedLines() == ["0.000 block(b) 2.000", "0.000 return(finished)", "2.000 exit", "2.000 return(timedOut)"])
+    }
 }
 
 @Suite("Real time: trace of waits")

@@ -25,6 +25,13 @@ struct TimerRun: Sendable {
     var tolerance: Double = 0
     /// The measured window (s); setup and teardown are outside it.
     var seconds: Double
+    /// What RunLoopKit's loop records during the window (the observing workload's rows).
+    var observing: Observing = .nothing
+
+    /// A loop's own recording: none, its metrics, or a trace.
+    enum Observing: Int, Sendable {
+        case nothing, metrics, trace
+    }
 
     /// The outcome: the window's counters and each timer's first fire (monotonic ns).
     struct Outcome: Sendable {
@@ -75,9 +82,16 @@ struct TimerRun: Sendable {
             timers.append(timer)
         }
         loop.resetStatistics()
+        switch observing {
+        case .nothing: break
+        case .metrics: loop.recordsMetrics = true
+        case .trace: loop.trace = EVRunLoop.Trace()
+        }
         let window = ProcessWindow()
         measuredFire(loop, seconds: seconds)
         let (cpu, wall, switches) = window.end()
+        loop.recordsMetrics = false
+        loop.trace = nil
         let fires = loop.statistics.timerFires
         for timer in timers { timer.invalidate() }
         return Outcome(

@@ -65,5 +65,8 @@ struct Workload: Sendable {
         Workload(name: GLibBothWays.name,
                  summary: "GLib both ways, on the main thread of a child process: DispatchQueue.main / @MainActor latency from another thread under g_main_loop_run (RunLoopKit attached, a 10 ms polling tickler, an idle re-armed by hand; GLib's own g_idle_add as reference); idle wakes/s and CPU; a g_timeout_add(10)'s lateness hosted in EVRunLoop.main.run() vs g_main_loop_run; wakes/s of 1,000 timers (0.2 s, tolerance 0.1 s) attached.",
                  measure: GLibBothWays.measure, child: GLibBothWays.child),
+        Workload(name: Observing.name,
+                 summary: "the fire workload at N = 1,000 with RunLoopKit's loop recording nothing, its metrics, or a trace (issue 28): CPU per fire in interleaved triples of child processes, their ratios, and callgrind's instructions per fire.",
+                 measure: Observing.measure, child: Observing.child),
     ]
 }

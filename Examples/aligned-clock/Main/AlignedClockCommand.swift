@@ -60,6 +60,7 @@ struct AlignedClockCommand: ParsableCommand {
 
     func run() throws {
         let loop = EVRunLoop.current
+        loop.recordsMetrics = json
         let timeline = TraceSVG(recording: loop, to: traceSVG, title: "aligned-clock")
         let configuration = ClockConfiguration(
             compare: compare, publishCost: publishCost, lead: lead ?? .none,
@@ -85,6 +86,6 @@ struct AlignedClockCommand: ParsableCommand {
             try ClockPlot.figure(updates: updates, strategies: configuration.strategies, start: start).write(toFile: plot)
         }
         try timeline?.write()
-        Output.write(json ? try summary.json() + "\n" : "\n" + summary.table() + "\n")
+        Output.write(json ? try SummaryJSON.encode(summary, metrics: loop.metrics) + "\n" : "\n" + summary.table() + "\n")
     }
 }

@@ -64,6 +64,7 @@ struct StopwatchCommand: ParsableCommand {
 
     func run() throws {
         let loop = EVRunLoop.current
+        loop.recordsMetrics = json
         let timeline = TraceSVG(recording: loop, to: traceSVG, title: "stopwatch")
         let interactive = isatty(STDIN_FILENO) == 1
         let configuration = StopwatchConfiguration(
@@ -96,6 +97,6 @@ struct StopwatchCommand: ParsableCommand {
         let summary = session.finish()
         if let plot { try DriftPlot.figure(timeline: session.driftTimeline).write(toFile: plot) }
         try timeline?.write()
-        Output.write(json ? try summary.json() + "\n" : "\n\n" + summary.table() + "\n")
+        Output.write(json ? try SummaryJSON.encode(summary, metrics: loop.metrics) + "\n" : "\n\n" + summary.table() + "\n")
     }
 }

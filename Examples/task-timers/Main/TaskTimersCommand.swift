@@ -63,6 +63,7 @@ struct TaskTimersCommand: ParsableCommand {
 
     func run() throws {
         let loop = EVRunLoop.current
+        loop.recordsMetrics = json
         let timeline = TraceSVG(recording: loop, to: traceSVG, title: "task-timers")
         let keyboard = TerminalMode(cbreak: STDIN_FILENO)
         let screen = isatty(STDOUT_FILENO) == 1 && !json ? LiveScreen() : nil
@@ -124,7 +125,7 @@ struct TaskTimersCommand: ParsableCommand {
         screen?.close()
         keyboard?.restore()
         try timeline?.write()
-        Output.write((json ? try summary.json() : summary.text) + "\n")
+        Output.write((json ? try SummaryJSON.encode(summary, metrics: loop.metrics, snakeCaseKeys: true) : summary.text) + "\n")
         if controls.interrupted { throw ExitCode(130) }
     }
 }

@@ -61,6 +61,7 @@ struct TodoCountdownCommand: ParsableCommand {
 
     func run() throws {
         let loop = EVRunLoop.current
+        loop.recordsMetrics = json
         let timeline = TraceSVG(recording: loop, to: traceSVG, title: "todo-countdown")
         let controls = RunControls(loop: loop)
         let keyboard = TerminalMode(cbreak: STDIN_FILENO)
@@ -108,7 +109,7 @@ struct TodoCountdownCommand: ParsableCommand {
         let summary = CountdownSummary(items: items, removeDone: removeDone, selectedItem: lastSelected,
                                        strategies: reports)
         try timeline?.write()
-        Output.write((json ? try summary.json() : summary.text) + "\n")
+        Output.write((json ? try SummaryJSON.encode(summary, metrics: loop.metrics, snakeCaseKeys: true) : summary.text) + "\n")
         if let plot { try CountdownPlot.figure(runs: timelines).write(toFile: plot) }
         if controls.interrupted { throw ExitCode(130) }
     }

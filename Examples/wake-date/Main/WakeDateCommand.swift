@@ -59,6 +59,7 @@ struct WakeDateCommand: ParsableCommand {
     @MainActor
     private func runOnMainActor() throws {
         let loop = EVRunLoop.main
+        loop.recordsMetrics = json
         let timeline = TraceSVG(recording: loop, to: traceSVG, title: "wake-date")
         let session = WakeDateSession(loop: loop, configuration: WakeDateConfiguration(timers: timers, slowMilliseconds: slow))
         if !json {
@@ -74,6 +75,6 @@ struct WakeDateCommand: ParsableCommand {
 
         let summary = session.finish()
         try timeline?.write()
-        Output.write(json ? try summary.json() + "\n" : "\n" + summary.table() + "\n")
+        Output.write(json ? try SummaryJSON.encode(summary, metrics: loop.metrics) + "\n" : "\n" + summary.table() + "\n")
     }
 }

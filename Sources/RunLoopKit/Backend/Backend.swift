@@ -29,6 +29,11 @@ protocol Backend: AnyObject, Sendable {
     /// reading the clock when every reading it could give now has the same answer (a run's
     /// deadline, checked once per pass). `Int64.max` is never reached. Loop thread only.
     func hasReached(_ nanos: Int64) -> Bool
+    /// The monotonic clock for measurements (the loop's metrics), as cheaply as the backend
+    /// can read it: with `anchor`, a reading of the clock itself; without, a backend may
+    /// extrapolate its last such reading (of at most a second ago) by the CPU's counter, off
+    /// by no more than the clock's slew since then. Loop thread only.
+    func measuringNow(anchor: Bool) -> EVRunLoop.Instant
     /// The wall clock.
     func wallNow() -> Date
     /// The wall clock in nanoseconds since 1970, exact (a `Date` keeps only ~0.2 µs).

@@ -32,6 +32,10 @@ struct CycleClock {
     /// The rate when the anchor was taken (ns per tick), plus and minus 1/256; 0 for none.
     private var latestNanosPerTick = 0.0
     private var earliestNanosPerTick = 0.0
+    /// The rate when the anchor was taken as a fixed-point factor, ns per tick × 2^32, and
+    /// the most ticks ``estimate(at:)`` extrapolates (a second's, below 2^32); 0 for none.
+    private var nanosPerTickFixed: UInt64 = 0
+    private var estimateTicks: UInt64 = 0
 
     private static let longestExtrapolation = 1e9
     /// What the bounds add on each side (ns).
@@ -57,6 +61,12 @@ struct CycleClock {
     mutating func anchor(nanos: Int64, ticksBefore before: UInt64, ticksAfter after: UInt64) {
         (anchorNanos, anchorTicks) = (nanos, before)
         let nanosPerTick = rate.nanosPerTick
+        if nanosPerTick > 0 && nanosPerTick < 1_000 {
+            nanosPerTickFixed = UInt64(nanosPerTick * 4_294_967_296)
+            estimateTicks = UInt64(min(Self.longestExtrapolation / nanosPerTick, 4_294_967_295))
+        } else {
+            (nanosPerTickFixed, estimateTicks) = (0, 0)
+        }
         (latestNanosPerTick, earliestNanosPerTick) = (nanosPerTick * (1 + 1.0 / 256), nanosPerTick * (1 - 1.0 / 256))
         anchorSpread = after >= before ? Double(after - before) * nanosPerTick : .infinity
     }
@@ -73,6 +83,19 @@ struct CycleClock {
         guard latestNanosPerTick > 0 else { return nil }
         let elapsed = Double(ticks &- anchorTicks) * latestNanosPerTick
         return elapsed < Self.longestExtrapolation ? elapsed : nil
+    }
+
+    /// The monotonic clock when the counter read `ticks`, extrapolated from the anchor at
+    /// the measured rate: for measurements (the loop's metrics), whose error is the clock's
+    /// slew since the anchor (NTP's at most 500 ppm of at most a second); nil with no anchor
+    /// under a second old (then read the clock).
+    /// Integer arithmetic only: one full-width multiply and a shift.
+    @inline(__always)
+    func estimate(at ticks: UInt64) -> Int64? {
+        let elapsed = ticks &- anchorTicks
+        guard elapsed < estimateTicks else { return nil }
+        let (high, low) = elapsed.multipliedFullWidth(by: nanosPerTickFixed)
+        return anchorNanos &+ Int64(truncatingIfNeeded: (high &<< 32) | (low &>> 32))
     }
 
     /// Whether the monotonic clock certainly read before `instant` when the counter read

@@ -46,6 +46,7 @@ final class VirtualBackend: Backend {
         EVRunLoop.Instant(nanoseconds: scheduled.nanoseconds.firstGridPoint(every: intervalNanos, after: clock.now.nanoseconds))
     }
     func now(lateBy slack: Int64) -> EVRunLoop.Instant { clock.now }
+    func measuringNow(anchor: Bool) -> EVRunLoop.Instant { clock.now }
     func hasReached(_ nanos: Int64) -> Bool { nanos != .max && clock.now.nanoseconds >= nanos }
     func wallNow() -> Date { clock.wallNow }
     func wallNanos() -> Int64 { clock.wallNanos }

@@ -41,6 +41,7 @@ extension LoopEngine {
         let enclosingIgnoresWakes = shared.ignoreWakeUps.exchange(false, ordering: .acquiringAndReleasing)
         shared.activeRuns.add(1, ordering: .releasing)
         markWake()
+        if metrics != nil, awakeSince == nil { restartAwakeClock() }
         return RunFrame(thread: thread, enclosingStop: enclosingStop, enclosingIgnoresWakes: enclosingIgnoresWakes)
     }
 
@@ -55,6 +56,7 @@ extension LoopEngine {
         shared.ignoreWakeUps.store(frame.enclosingIgnoresWakes, ordering: .releasing)
         runStack.removeLast()
         frame.thread.running.removeLast()
+        if metrics != nil, runStack.isEmpty { metricsFallAsleep(at: backend.measuringNow(anchor: true).nanoseconds) }
         if let outer = runStack.last { armDescriptors(for: outer) }
     }
 
@@ -119,6 +121,7 @@ extension LoopEngine {
     func beginPass(_ state: ModeState, polling: Bool, stopAfterSource: Bool, port: inout MainQueuePort) -> PassStart {
         heedWakeUps()
         stats.passes += 1
+        if let metrics { metrics.passes.bump(by: 1) }
         drainInbox()
         notify(.beforeTimers, state)
         notify(.beforeSources, state)
@@ -200,23 +203,32 @@ extension LoopEngine {
         } else {
             stats.wakeups += 1
             let wait = planWait(state, until: Instant(nanoseconds: deadline))
-            guard let trace else {
+            guard trace != nil || metrics != nil else {
                 backend.wait(wait, events: self)
                 shared.plannedWake.store(.min, ordering: .relaxed)
                 return
             }
+            let asleepAt = waitNow()
             let latest = wait.latestNanoseconds
-            traceRecord(trace, .sleep(until: latest == .max ? nil : Instant(nanoseconds: latest)))
+            if let trace { traceRecord(trace, .sleep(until: latest == .max ? nil : Instant(nanoseconds: latest)), at: asleepAt) }
+            metricsFallAsleep(at: asleepAt.nanoseconds)
             let readyBefore = readySources.count
             backend.wait(wait, events: self)
             shared.plannedWake.store(.min, ordering: .relaxed)
-            traceRecord(trace, .wake(wakeReason(readyBefore: readyBefore)))
+            let wokeAt = waitNow()
+            let reason = wakeReason(readyBefore: readyBefore)
+            if let trace { traceRecord(trace, .wake(reason), at: wokeAt) }
+            metricsWake(at: wokeAt.nanoseconds, asleepAt: asleepAt.nanoseconds, for: reason)
         }
     }
 
+    /// The clock before and after a wait that the trace or the metrics record: a reading
+    /// that anchors the callouts' cheaper ones (``Backend/measuringNow(anchor:)``).
+    func waitNow() -> Instant { backend.measuringNow(anchor: true) }
+
     /// Why the wait that just ended ended: its deadline, a source the backend reported ready
     /// (sources reported past `readyBefore`), the main queue, or else a wake-up.
-    private func wakeReason(readyBefore: Int) -> Trace.WakeReason {
+    func wakeReason(readyBefore: Int) -> Trace.WakeReason {
         if backend.expiredDeadline != nil { return .deadline }
         if readySources.count > readyBefore {
             return readySources[readyBefore...].contains { $0.caughtSignal != nil && $0.fileDescriptor == nil } ? .signal : .descriptor
@@ -294,7 +306,7 @@ extension LoopEngine {
                     stats.observerCallouts += 1
                     let mark = beginCallout(.observer(observer.label ?? "observer", activity))
                     observer.callout(observer, activity)
-                    endCallout(mark)
+                    endCallout(mark, .observer(observer.label ?? "observer", activity))
                     observer.isFiring = false
                     if !observer.repeats { observer.invalidate() }
                 }
@@ -334,7 +346,7 @@ extension LoopEngine {
             stats.blocksRun += 1
             let mark = beginCallout(.block(queued[index].label ?? "block"))
             queued[index].body()
-            endCallout(mark)
+            endCallout(mark, .block(queued[index].label ?? "block"))
         }
         queued.removeSubrange(kept...)
         queued.takeAll(from: &blocks)

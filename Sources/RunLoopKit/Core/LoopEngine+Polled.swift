@@ -120,6 +120,11 @@ extension LoopEngine {
             return .now
         }
         run.plan = .foreign
+        if metrics != nil, polledAsleepAt == nil {
+            let asleepAt = waitNow().nanoseconds
+            metricsFallAsleep(at: asleepAt)
+            polledAsleepAt = asleepAt
+        }
         let target = backend.prepareForeignWait(planWait(state, until: Instant(nanoseconds: run.deadline)), events: self)
         if backend.collectedEvents || backend.foreignDeadlinePassed { return .now }
         return target == .distantFuture ? .never : .at(target)
@@ -149,8 +154,13 @@ extension LoopEngine {
             backend.wait(.poll, events: self)
         case .foreign:
             stats.wakeups += 1
+            let readyBefore = readySources.count
             backend.finishForeignWait(events: self)
             shared.plannedWake.store(.min, ordering: .relaxed)
+            if let asleepAt = polledAsleepAt {
+                polledAsleepAt = nil
+                metricsWake(at: waitNow().nanoseconds, asleepAt: asleepAt, for: wakeReason(readyBefore: readyBefore))
+            }
         }
         run.start = nil
         blockQueuedWhilePolled = false
@@ -183,6 +193,7 @@ extension LoopEngine {
     /// `exit`, and the run's frame left; `result` is kept for the dispatch that reports it.
     private func closePolledRun(_ result: RunResult?) {
         guard let run = polledRun else { return }
+        polledAsleepAt = nil
         notify(.exit, run.state)
         if let result { traceEvent(.returned(result)) }
         polledRun = nil

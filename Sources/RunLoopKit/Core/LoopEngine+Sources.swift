@@ -249,7 +249,7 @@ extension LoopEngine: BackendEvents {
         stats.sourceFires += 1
         let mark = beginCallout(.source(source.label ?? "source"))
         source.handler(source)
-        endCallout(mark)
+        endCallout(mark, .source(source.label ?? "source"))
     }
 
     /// A file source whose inotify instance is ready, or whose tolerance's hold ended: its
@@ -270,7 +270,7 @@ extension LoopEngine: BackendEvents {
         stats.sourceFires += 1
         let mark = beginCallout(.source(source.label ?? "source"))
         source.handler(source)
-        endCallout(mark)
+        endCallout(mark, .source(source.label ?? "source"))
         if watch.ended { source.invalidate() }
     }
 

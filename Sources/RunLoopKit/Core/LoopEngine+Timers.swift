@@ -128,12 +128,15 @@ extension LoopEngine {
         // but one with nothing due skips the search.
         state.timers.beginFiringPass()
         guard state.timers.hasDue(at: wake) else { return }
+        // With a trace or metrics: the clock's reading at the end of the last callout, the
+        // start of the next (its rescheduling and the queue's search count to the next).
+        var chain: Int64 = .min
         while let timer = state.timers.nextDue(at: wake) {
             // Unretained (the queue owns it): a queue letting go of it meanwhile leaves the
             // release to this pass, done once the fire is over.
             let releases = timer._withUnsafeGuaranteedRef { timer in
                 timer.heldByPass = true
-                fire(timer)
+                chain = fire(timer, after: chain)
                 timer.heldByPass = false
                 defer { timer.releasesAfterFiring = 0 }
                 return timer.releasesAfterFiring
@@ -146,19 +149,20 @@ extension LoopEngine {
     /// next date is the first `old + k * interval` after now, unless the callout set the
     /// fire date, which is kept (CF clamps a past date to now, later than the fire served);
     /// a one-shot timer is invalidated.
-    private func fire(_ timer: EVTimer) {
+    /// `chain`: the end of the callout just before (``endCallout(_:_:)``); returns this one's.
+    private func fire(_ timer: EVTimer, after chain: Int64) -> Int64 {
         let scheduled = timer.fireNanos
         timer.fireDateSetInCallout = false
         timer.isFiring = true
         stats.timerFires += 1
-        let mark = beginCallout(.timer(timer.label ?? "timer"))
+        let mark = beginCallout(.timer(timer.label ?? "timer"), kind: .timer, due: scheduled, after: chain)
         timer.block(timer)
-        endCallout(mark)
+        let end = endCallout(mark, timer: timer)
         timer.isFiring = false
-        guard timer.isValid else { return }
+        guard timer.isValid else { return end }
         guard timer.repeats else {
             timer.invalidate()
-            return
+            return end
         }
         if !timer.fireDateSetInCallout {
             if timer.isAligned {
@@ -176,6 +180,7 @@ extension LoopEngine {
             }
         }
         reschedule(timer)
+        return end
     }
 }
 

@@ -96,14 +96,36 @@ final class LoopEngine {
     /// Reports callouts that run past a threshold while set (``EVRunLoop/reportStalls(over:_:)``).
     @exclusivity(unchecked) var stallWatch: StallWatch?
 
-    /// What a callout's end needs of its beginning: the trace entry set then (for its
-    /// duration) and the stall watch's start.
+    /// Records the loop's health figures while set (``EVRunLoop/recordsMetrics``), unretained:
+    /// the facade's `metricsStore` holds them for the loop's life, so the fire path reads
+    /// them with no reference counting.
+    @exclusivity(unchecked) var measuring: Unmanaged<LoopMetrics>?
+    /// The metrics, for the paths that run once per pass or wait.
+    var metrics: LoopMetrics? { measuring?.takeUnretainedValue() }
+    /// While metrics are on and a run is in progress: the start of the loop's current busy
+    /// stretch (its outermost run's start or its last wake, ns); nil otherwise.
+    @exclusivity(unchecked) var awakeSince: Int64?
+    /// While metrics are on and a polled run's wait is another loop's: when it began (ns).
+    @exclusivity(unchecked) var polledAsleepAt: Int64?
+
+    /// What a callout's end needs of its beginning: which recorders were on, the callout's
+    /// kind, its trace entry, its start on the loop's clock and the stall watch's start.
+    /// Plain values only (the trace and the stall watch by identity), so that making,
+    /// copying and dropping a mark costs no reference counting.
     struct CalloutMark {
-        let event: Trace.Event
-        let trace: Trace?
+        /// ``traced``, ``watched``, ``measured``; 0 when no recorder is on.
+        let recorders: UInt8
+        let kind: EVRunLoop.Stall.Kind
         let number: Int
-        let stallWatch: StallWatch?
+        let start: Int64
         let started: Int64
+        /// The trace's and the stall watch's addresses, as identities (never dereferenced).
+        let traceID: UnsafeMutableRawPointer?
+        let watchID: UnsafeMutableRawPointer?
+
+        static let traced: UInt8 = 1, watched: UInt8 = 2, measured: UInt8 = 4
+
+        static var none: CalloutMark { CalloutMark(recorders: 0, kind: .block, number: -1, start: 0, started: 0, traceID: nil, watchID: nil) }
     }
 
     /// Records `event` in the trace, if one is set, at the clock's reading now; `event` is
@@ -114,38 +136,159 @@ final class LoopEngine {
         traceRecord(trace, .event(event()))
     }
 
-    /// Records `step` in `trace` at the clock's reading now, with how deep in runs it is;
-    /// `entering` is the mode of the run whose `entry` it is.
+    /// Records `step` in `trace` at `instant` (default: the clock's reading now), with how
+    /// deep in runs it is; `entering` is the mode of the run whose `entry` it is.
     @discardableResult
-    func traceRecord(_ trace: Trace, _ step: Trace.Entry.Step, entering mode: Mode? = nil) -> Int {
-        trace.record(step, at: backend.now(), depth: runStack.count, entering: mode)
+    func traceRecord(_ trace: Trace, _ step: Trace.Entry.Step, at instant: Instant? = nil, entering mode: Mode? = nil) -> Int {
+        trace.record(step, at: instant ?? backend.now(), depth: runStack.count, entering: mode)
     }
 
-    /// Records the start of a callout in the trace and the stall watch, when either is set
-    /// (two tests when neither is); ``endCallout(_:)`` records how long it ran.
+    /// Records the start of a callout in the trace, the stall watch and the metrics, when
+    /// any is set (three tests when none is); ``endCallout(_:_:)`` records how long it ran.
+    /// `kind`: the event's, given where the event costs more to make (then the metrics alone
+    /// never make it); `due`: a timer's fire date (ns), for the metrics' lateness; `chain`:
+    /// the end of the callout just before, read by ``endCallout(_:_:)``, taken as this one's
+    /// start instead of reading the clock again (a timer fired right after another).
     @inline(__always)
-    func beginCallout(_ event: @autoclosure () -> Trace.Event) -> CalloutMark? {
-        guard trace != nil || stallWatch != nil else { return nil }
-        return beginWatchedCallout(event())
+    func beginCallout(_ event: @autoclosure () -> Trace.Event, kind: EVRunLoop.Stall.Kind? = nil, due: Int64 = .min,
+                      after chain: Int64 = .min) -> CalloutMark {
+        guard trace != nil || stallWatch != nil || measuring != nil else { return .none }
+        guard trace == nil, stallWatch == nil, let measuring else { return beginWatchedCallout(event(), due: due, after: chain) }
+        // The metrics alone, inlined: no trace entry, no stall watch, no event made.
+        let start = chain != .min ? chain : calloutNow()
+        if due != .min { measuring._withUnsafeGuaranteedRef { $0.recordLateness(nanos: start &- due) } }
+        return CalloutMark(recorders: CalloutMark.measured, kind: kind ?? event().stallKind, number: -1, start: start,
+                           started: 0, traceID: nil, watchID: nil)
+    }
+
+    /// The clock for a callout's start and end, with a trace or metrics: the one reading
+    /// both take (``Backend/measuringNow(anchor:)``: the CPU's counter extrapolated from the
+    /// reading anchored at the wake; the loop's clock on a virtual loop).
+    @inline(__always)
+    private func calloutNow() -> Int64 { backend.measuringNow(anchor: false).nanoseconds }
+
+    @inline(never)
+    private func beginWatchedCallout(_ event: Trace.Event, due: Int64, after chain: Int64) -> CalloutMark {
+        // The trace and the watch unretained: the engine holds them for the whole call.
+        let traced = trace.map(Unmanaged.passUnretained)
+        let watch = stallWatch.map(Unmanaged.passUnretained)
+        let kind = event.stallKind
+        var recorders: UInt8 = 0
+        var start: Int64 = 0
+        var number = -1
+        if traced != nil || measuring != nil { start = chain != .min ? chain : calloutNow() }
+        if let traced {
+            recorders |= CalloutMark.traced
+            number = traced._withUnsafeGuaranteedRef { traceRecord($0, .event(event), at: Instant(nanoseconds: start)) }
+        }
+        var started: Int64 = 0
+        if let watch {
+            recorders |= CalloutMark.watched
+            started = watch._withUnsafeGuaranteedRef { $0.begin(kind, label: event.calloutLabel) }
+        }
+        if let measuring {
+            recorders |= CalloutMark.measured
+            if due != .min { measuring._withUnsafeGuaranteedRef { $0.recordLateness(nanos: start &- due) } }
+        }
+        return CalloutMark(recorders: recorders, kind: kind, number: number, start: start, started: started,
+                           traceID: traced?.toOpaque(), watchID: watch?.toOpaque())
+    }
+
+    /// Records the end of the callout `mark` began: its duration in the trace and the
+    /// metrics, its report if it stalled. `event` names it, made only when a stall report or
+    /// a new longest callout needs its label (nil: the kind's name, for jobs and the main
+    /// queue). A trace or stall watch replaced during the callout is left alone. Returns the
+    /// clock's reading at the end, for the next callout's `chain` (`.min` when none was read).
+    @inline(__always) @discardableResult
+    func endCallout(_ mark: CalloutMark, _ event: @autoclosure () -> Trace.Event? = nil) -> Int64 {
+        guard mark.recorders != 0 else { return .min }
+        guard mark.recorders == CalloutMark.measured else { return endWatchedCallout(mark, event) }
+        // The metrics alone, inlined: the label is made only for a new longest callout.
+        let end = calloutNow()
+        guard let measuring else { return .min }  // turned off by the callout
+        if measuring._withUnsafeGuaranteedRef({ $0.recordCallout(mark.kind, nanos: end &- mark.start) }) {
+            recordLongest(mark, until: end, event())
+        }
+        return end
+    }
+
+    /// ``endCallout(_:_:)`` for a timer's callout, the timer passed as it is rather than in
+    /// a closure: the fire path then keeps no reference count across the clock read.
+    @inline(__always)
+    func endCallout(_ mark: CalloutMark, timer: EVTimer) -> Int64 {
+        guard mark.recorders != 0 else { return .min }
+        guard mark.recorders == CalloutMark.measured else { return endWatchedCallout(mark, timer: timer) }
+        let end = calloutNow()
+        guard let measuring else { return .min }  // turned off by the callout
+        if measuring._withUnsafeGuaranteedRef({ $0.recordCallout(.timer, nanos: end &- mark.start) }) {
+            recordLongest(mark, until: end, .timer(timer.label ?? "timer"))
+        }
+        return end
+    }
+
+    /// The timer's label made here, not in a closure formed on the fire path.
+    @inline(never)
+    private func endWatchedCallout(_ mark: CalloutMark, timer: EVTimer) -> Int64 {
+        endWatchedCallout(mark, { .timer(timer.label ?? "timer") })
     }
 
     @inline(never)
-    private func beginWatchedCallout(_ event: Trace.Event) -> CalloutMark {
-        let number = trace.map { traceRecord($0, .event(event)) } ?? -1
-        let started = stallWatch.map { $0.begin(event.stallKind, label: event.calloutLabel) } ?? 0
-        return CalloutMark(event: event, trace: trace, number: number, stallWatch: stallWatch, started: started)
-    }
-
-    @inline(__always)
-    func endCallout(_ mark: CalloutMark?) {
-        guard let mark else { return }
-        endWatchedCallout(mark)
+    private func recordLongest(_ mark: CalloutMark, until end: Int64, _ event: Trace.Event?) {
+        metrics?.recordLongest(mark.kind, nanos: max(end &- mark.start, 0), label: event?.calloutLabel ?? "\(mark.kind)")
     }
 
     @inline(never)
-    private func endWatchedCallout(_ mark: CalloutMark) {
-        mark.trace?.finish(mark.number, at: backend.now())
-        mark.stallWatch?.end(mark.event.stallKind, label: mark.event.calloutLabel, started: mark.started)
+    private func endWatchedCallout(_ mark: CalloutMark, _ event: () -> Trace.Event?) -> Int64 {
+        func label() -> String { event()?.calloutLabel ?? "\(mark.kind)" }
+        var end: Int64 = .min
+        if mark.recorders & (CalloutMark.traced | CalloutMark.measured) != 0 {
+            end = calloutNow()
+            if mark.recorders & CalloutMark.traced != 0, let traced = trace.map(Unmanaged.passUnretained),
+               traced.toOpaque() == mark.traceID {
+                traced._withUnsafeGuaranteedRef { $0.finish(mark.number, at: Instant(nanoseconds: end)) }
+            }
+            if mark.recorders & CalloutMark.measured != 0, let measuring,
+               measuring._withUnsafeGuaranteedRef({ $0.recordCallout(mark.kind, nanos: end &- mark.start) }) {
+                recordLongest(mark, until: end, event())
+            }
+        }
+        if mark.recorders & CalloutMark.watched != 0, let stallWatch,
+           Unmanaged.passUnretained(stallWatch).toOpaque() == mark.watchID {
+            stallWatch.end(mark.kind, label: label(), started: mark.started)
+        }
+        return end
+    }
+
+    /// Turns the metrics on (`new`) or off: the busy stretch in progress is counted to the
+    /// old ones and starts again for the new.
+    func setMetrics(_ new: LoopMetrics?) {
+        if let metrics, let since = awakeSince {
+            metrics.recordBusy(nanos: backend.measuringNow(anchor: true).nanoseconds &- since)
+        }
+        measuring = new.map(Unmanaged.passUnretained)
+        awakeSince = nil
+        restartAwakeClock()
+    }
+
+    /// Starts the busy stretch again from now, if metrics are on and a run is in progress
+    /// (after the metrics were reset).
+    func restartAwakeClock() {
+        guard metrics != nil, !runStack.isEmpty else { return }
+        awakeSince = backend.measuringNow(anchor: true).nanoseconds
+    }
+
+    /// The loop falls asleep at `instant` (metrics on): its busy stretch ends.
+    func metricsFallAsleep(at instant: Int64) {
+        guard let metrics, let since = awakeSince else { return }
+        metrics.recordBusy(nanos: instant &- since)
+        awakeSince = nil
+    }
+
+    /// The loop woke at `instant` for `reason` after sleeping since `asleepAt` (metrics on).
+    func metricsWake(at instant: Int64, asleepAt: Int64, for reason: Trace.WakeReason) {
+        guard let metrics else { return }
+        metrics.recordWake(reason, asleep: instant &- asleepAt)
+        awakeSince = instant
     }
 
     init(backend: any Backend, shared: LoopShared, isMainLoop: Bool) {

@@ -17,7 +17,10 @@ extension EVRunLoop {
     /// the pass structure of CFRunLoop's `__CFRunLoopRun`.
     ///
     /// Each entry also has its instant on the loop's clock (exact on an ``EVVirtualClock``,
-    /// so a test can assert times as well as order), callouts have how long they ran, and
+    /// so a test can assert times as well as order; on the real loop a callout's times come
+    /// from the CPU's counter, extrapolated from the clock's reading at the wake, and a timer
+    /// fired right after another in one pass begins where that one ended), callouts have how
+    /// long they ran, and
     /// waits appear as a `sleep` (with the deadline asked for) and a `wake` (with its reason:
     /// ``WakeReason``): see ``entries`` and ``timedLines(since:)``, which prints a run as
     /// `"0.000 sleep until 10.000"`, `"10.000 wake(deadline)"`, `"10.000 timer(t) 2.000"`
@@ -135,7 +138,7 @@ extension EVRunLoop {
 
         /// The most recent entries, oldest first: at most ``capacity`` of them.
         public var entries: [Entry] {
-            let start = ring.count == capacity ? (recorded - base) % capacity : 0
+            let start = ring.count == capacity ? next : 0
             return (ring[start...] + ring[..<start]).map { record in
                 Entry(step: record.step, instant: record.instant, duration: record.duration,
                       mode: record.modeSlot >= 0 ? modes[Int(record.modeSlot)] : nil, depth: Int(record.depth))
@@ -166,7 +169,10 @@ extension EVRunLoop {
             var modeSlot: Int32
         }
 
-        private var ring: [Record] = []
+        // No dynamic exclusivity checks (`@exclusivity(unchecked)`): a trace is used on its
+        // loop's thread, and no access to these spans a callout, so accesses never overlap.
+        // The checks cost a callout about 390 instructions (Benchmarks/PROFILING.md).
+        @exclusivity(unchecked) private var ring: [Record] = []
         /// Each mode a recorded run ran, once. Loop thread (as the whole trace), unchecked as
         /// the engine's fields are: read at every record.
         @exclusivity(unchecked) private var modes: [Mode] = []
@@ -174,8 +180,10 @@ extension EVRunLoop {
         /// runs' `entry` steps recorded them. Loop thread, unchecked: read at every record.
         @exclusivity(unchecked) private var modeSlotAtDepth: [Int32] = []
         /// How many entries were ever recorded, and that count at the last ``removeAll()``.
-        private var recorded = 0
-        private var base = 0
+        @exclusivity(unchecked) private var recorded = 0
+        @exclusivity(unchecked) private var base = 0
+        /// Where the next entry goes in `ring` (once full, the oldest entry's place).
+        @exclusivity(unchecked) private var next = 0
 
         /// Creates an empty trace that keeps the last `capacity` entries.
         ///
@@ -227,6 +235,7 @@ extension EVRunLoop {
         public func removeAll() {
             ring.removeAll()
             base = recorded
+            next = 0
         }
 
         /// Records `step` at `instant`, `depth` runs deep; `entering` is the mode of the run
@@ -246,8 +255,10 @@ extension EVRunLoop {
             if ring.count < capacity {
                 ring.append(entry)
             } else {
-                ring[(recorded - base) % capacity] = entry
+                ring[next] = entry
             }
+            next += 1
+            if next == capacity { next = 0 }
             recorded += 1
             return recorded - 1
         }
@@ -257,7 +268,9 @@ extension EVRunLoop {
         /// trace still keeps it.
         func finish(_ number: Int, at end: Instant) {
             guard number >= base, number >= recorded - ring.count, number < recorded else { return }
-            let index = (number - base) % capacity
+            // Entries before the latest sit just before `next` in the ring (no division).
+            var index = next - (recorded - number)
+            if index < 0 { index += capacity }
             ring[index].duration = .nanoseconds(end.nanoseconds - ring[index].instant.nanoseconds)
         }
     }

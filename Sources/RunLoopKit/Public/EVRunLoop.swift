@@ -50,6 +50,9 @@ public final class EVRunLoop: @unchecked Sendable {
     /// The thread ``startThread(name:)`` made for the loop, if it made one; set once, by
     /// that call, before it returns the loop.
     let hostThread = Mutex<LoopThreadHost?>(nil)
+    /// The loop's metrics (``recordsMetrics``), made the first time they are turned on and
+    /// kept: other threads read them through this (``metrics``).
+    let metricsStore = AtomicLazyReference<LoopMetrics>()
 
     /// Records every activity and callout of this loop while set. Loop thread only.
     public var trace: Trace? {

@@ -1,0 +1,148 @@
+import Synchronization
+
+/// The health metrics of one loop (``EVRunLoop/recordsMetrics``): busy and asleep time,
+/// passes, wakes by reason, callout durations by kind and timer lateness as histograms, the
+/// longest callout.
+///
+/// One writer, the loop's thread, and readers on any thread (``snapshot()``). Every figure is
+/// an atomic that the loop's thread updates with a relaxed load and store (no
+/// read-modify-write, no lock, no fence: plain moves on x86-64 and arm64), so a reader never
+/// sees a torn figure; figures read together may be a few callouts apart while the loop runs
+/// (on its own thread a snapshot is exact). The longest callout's label sits under a lock,
+/// taken only when a callout runs longer than every one before it.
+final class LoopMetrics: Sendable {
+    typealias Histogram = EVRunLoop.Metrics.Histogram
+
+    let passes = Atomic<Int>(0)
+    /// How many times the figures were reset (``reset()``).
+    let resets = Atomic<Int>(0)
+    let busyNanos = Atomic<Int64>(0)
+    let asleepNanos = Atomic<Int64>(0)
+    /// Wakes by reason, indexed by ``wakeIndex(_:)``.
+    let wakes: InlineArray<5, Atomic<Int>> = InlineArray { _ in Atomic(0) }
+    /// Callouts by kind, indexed by `Stall.Kind.rawValue - 1`: total and longest (ns), and
+    /// the histogram's buckets (kind-major; their sum is the count).
+    let calloutTotals: InlineArray<6, Atomic<Int64>> = InlineArray { _ in Atomic(0) }
+    let calloutMaxima: InlineArray<6, Atomic<Int64>> = InlineArray { _ in Atomic(0) }
+    let calloutBuckets: InlineArray<936, Atomic<Int>> = InlineArray { _ in Atomic(0) }  // 6 × 156
+    /// Timer lateness: total and largest (ns), buckets (their sum is the count).
+    let latenessTotal = Atomic<Int64>(0)
+    let latenessMax = Atomic<Int64>(0)
+    let latenessBuckets: InlineArray<156, Atomic<Int>> = InlineArray { _ in Atomic(0) }
+    /// The longest callout's duration (ns; -1 for none), and the callout itself.
+    let longestNanos = Atomic<Int64>(-1)
+    let longest = Mutex<EVRunLoop.Metrics.Callout?>(nil)
+
+    init() {}
+
+    /// One callout of `kind` ran `nanos`; returns whether it ran longer than every one
+    /// before it, whose label the caller then gives ``recordLongest(_:nanos:label:)``.
+    @inline(__always)
+    func recordCallout(_ kind: EVRunLoop.Stall.Kind, nanos: Int64) -> Bool {
+        let nanos = max(nanos, 0)
+        let index = Int(kind.rawValue) &- 1
+        calloutTotals[index].bump(by: nanos)
+        if nanos > calloutMaxima[index].load(ordering: .relaxed) { calloutMaxima[index].store(nanos, ordering: .relaxed) }
+        calloutBuckets[index &* Histogram.bucketCount &+ Histogram.bucket(ofNanoseconds: nanos)].bump(by: 1)
+        return nanos > longestNanos.load(ordering: .relaxed)
+    }
+
+    /// The longest callout yet: `kind`, `nanos`, `label`.
+    @inline(never)
+    func recordLongest(_ kind: EVRunLoop.Stall.Kind, nanos: Int64, label: String) {
+        longest.withLock { $0 = EVRunLoop.Metrics.Callout(kind: kind, label: label, duration: .nanoseconds(nanos)) }
+        longestNanos.store(nanos, ordering: .relaxed)
+    }
+
+    /// A timer fired `nanos` after its fire date.
+    @inline(__always)
+    func recordLateness(nanos: Int64) {
+        let nanos = max(nanos, 0)
+        latenessTotal.bump(by: nanos)
+        if nanos > latenessMax.load(ordering: .relaxed) { latenessMax.store(nanos, ordering: .relaxed) }
+        latenessBuckets[Histogram.bucket(ofNanoseconds: nanos)].bump(by: 1)
+    }
+
+    /// The loop slept `nanos` and woke for `reason`.
+    func recordWake(_ reason: EVRunLoop.Trace.WakeReason, asleep nanos: Int64) {
+        wakes[Self.wakeIndex(reason)].bump(by: 1)
+        asleepNanos.bump(by: max(nanos, 0))
+    }
+
+    /// The loop was awake (busy) for `nanos`.
+    func recordBusy(nanos: Int64) { busyNanos.bump(by: max(nanos, 0)) }
+
+    static let wakeReasons: [EVRunLoop.Trace.WakeReason] = [.deadline, .descriptor, .signal, .mainQueue, .wakeUp]
+
+    static func wakeIndex(_ reason: EVRunLoop.Trace.WakeReason) -> Int {
+        switch reason {
+        case .deadline: 0
+        case .descriptor: 1
+        case .signal: 2
+        case .mainQueue: 3
+        case .wakeUp: 4
+        }
+    }
+
+    static let kinds: [EVRunLoop.Stall.Kind] = [.timer, .source, .observer, .block, .job, .mainQueue]
+
+    /// Every figure now. Any thread.
+    func snapshot() -> EVRunLoop.Metrics {
+        var metrics = EVRunLoop.Metrics()
+        metrics.resets = resets.load(ordering: .relaxed)
+        metrics.passes = passes.load(ordering: .relaxed)
+        metrics.busy = .nanoseconds(busyNanos.load(ordering: .relaxed))
+        metrics.asleep = .nanoseconds(asleepNanos.load(ordering: .relaxed))
+        for reason in Self.wakeReasons {
+            let count = wakes[Self.wakeIndex(reason)].load(ordering: .relaxed)
+            if count > 0 { metrics.wakes[reason] = count }
+        }
+        for kind in Self.kinds {
+            let index = Int(kind.rawValue) - 1
+            let base = index * Histogram.bucketCount
+            let buckets = (0..<Histogram.bucketCount).map { calloutBuckets[base + $0].load(ordering: .relaxed) }
+            let count = buckets.reduce(0, +)
+            guard count > 0 else { continue }
+            metrics.callouts[kind] = Histogram(
+                count: count, totalNanoseconds: calloutTotals[index].load(ordering: .relaxed),
+                maxNanoseconds: calloutMaxima[index].load(ordering: .relaxed), buckets: buckets)
+        }
+        let lateness = (0..<Histogram.bucketCount).map { latenessBuckets[$0].load(ordering: .relaxed) }
+        metrics.lateness = Histogram(
+            count: lateness.reduce(0, +), totalNanoseconds: latenessTotal.load(ordering: .relaxed),
+            maxNanoseconds: latenessMax.load(ordering: .relaxed), buckets: lateness)
+        metrics.longestCallout = longest.withLock { $0 }
+        return metrics
+    }
+
+    /// Every figure back to zero. Loop thread only (the one writer).
+    func reset() {
+        passes.store(0, ordering: .relaxed)
+        busyNanos.store(0, ordering: .relaxed)
+        asleepNanos.store(0, ordering: .relaxed)
+        for index in 0..<5 { wakes[index].store(0, ordering: .relaxed) }
+        for index in 0..<6 {
+            calloutTotals[index].store(0, ordering: .relaxed)
+            calloutMaxima[index].store(0, ordering: .relaxed)
+        }
+        for index in 0..<(6 * Histogram.bucketCount) { calloutBuckets[index].store(0, ordering: .relaxed) }
+        latenessTotal.store(0, ordering: .relaxed)
+        latenessMax.store(0, ordering: .relaxed)
+        for index in 0..<Histogram.bucketCount { latenessBuckets[index].store(0, ordering: .relaxed) }
+        longest.withLock { $0 = nil }
+        longestNanos.store(-1, ordering: .relaxed)
+        resets.bump(by: 1)
+    }
+}
+
+extension Atomic where Value == Int {
+    /// Adds `amount`: a relaxed load and store, for an atomic with one writer.
+    @inline(__always)
+    func bump(by amount: Int) { store(load(ordering: .relaxed) &+ amount, ordering: .relaxed) }
+}
+
+extension Atomic where Value == Int64 {
+    /// Adds `amount`: a relaxed load and store, for an atomic with one writer.
+    @inline(__always)
+    func bump(by amount: Int64) { store(load(ordering: .relaxed) &+ amount, ordering: .relaxed) }
+}

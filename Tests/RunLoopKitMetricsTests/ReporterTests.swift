@@ -1,0 +1,113 @@
+import CoreMetrics
+import MetricsTestKit
+import RunLoopKit
+import RunLoopKitMetrics
+import Testing
+
+/// What EVRunLoopMetricsReporter sent, read back through swift-metrics' own test factory.
+@Suite("RunLoopKitMetrics: a loop's figures through swift-metrics, on the virtual clock")
+struct ReporterTests {
+    let main = [("loop", "main")]
+
+    /// A virtual loop recording its metrics, after a run: asleep 0–10 ms, an observer of
+    /// 0.25 ms after the wait, then a timer of 2 ms that fired 0.25 ms late.
+    func timedRun() -> (EVVirtualClock, EVRunLoop) {
+        let clock = EVVirtualClock()
+        let loop = EVRunLoop(clock: clock)
+        loop.recordsMetrics = true
+        loop.add(EVObserver(activities: .afterWaiting, label: "o") { _, _ in
+            clock.advance(by: .microseconds(250))
+        }, forMode: .default)
+        loop.add(EVTimer(interval: .milliseconds(10), repeats: false, label: "t") { _ in
+            clock.advance(by: .milliseconds(2))
+        }, forMode: .default)
+        loop.run(mode: .default, for: .seconds(1))
+        return (clock, loop)
+    }
+
+    @Test("one report: counters, the busy ratio, callout and lateness timers, the longest callout")
+    func oneReport() throws {
+        let (_, loop) = timedRun()
+        let metrics = TestMetrics()
+        let reporter = EVRunLoopMetricsReporter(loop: loop, label: "main", factory: metrics)
+        reporter.report()
+
+        #expect(try metrics.expectCounter("runloop_passes", main).totalValue == 1)
+        #expect(try metrics.expectCounter("runloop_wakes", main + [("reason", "deadline")]).totalValue == 1)
+        #expect(try metrics.expectCounter("runloop_wakes", main + [("reason", "wakeUp")]).values.isEmpty)
+        #expect(try metrics.expectCounter("runloop_callouts", main + [("kind", "timer")]).totalValue == 1)
+        #expect(try metrics.expectCounter("runloop_callouts", main + [("kind", "observer")]).totalValue == 1)
+        #expect(try metrics.expectCounter("runloop_busy_nanoseconds", main).totalValue == 2_250_000)
+        #expect(try metrics.expectCounter("runloop_asleep_nanoseconds", main).totalValue == 10_000_000)
+        #expect(try metrics.expectGauge("runloop_busy_ratio", main).lastValue == 2.25 / 12.25)
+        // Each value as its bucket's midpoint: 2 ms is in [1,835,008, 2,097,152) ns, 0.25 ms
+        // in [229,376, 262,144) ns.
+        #expect(try metrics.expectTimer("runloop_callout_duration", main + [("kind", "timer")]).values == [1_966_080])
+        #expect(try metrics.expectTimer("runloop_callout_duration", main + [("kind", "observer")]).values == [245_760])
+        #expect(try metrics.expectTimer("runloop_timer_lateness", main).values == [245_760])
+        #expect(try metrics.expectGauge("runloop_longest_callout_seconds",
+                                        main + [("kind", "timer"), ("callout", "t")]).lastValue == 0.002)
+    }
+
+    @Test("a second report sends only what came since the first; a reset starts again from zero")
+    func differences() throws {
+        let (clock, loop) = timedRun()
+        let metrics = TestMetrics()
+        let reporter = EVRunLoopMetricsReporter(loop: loop, label: "main", factory: metrics)
+        reporter.report()
+        loop.add(EVTimer(interval: .milliseconds(5), repeats: false, label: "u") { _ in
+            clock.advance(by: .milliseconds(1))
+        }, forMode: .default)
+        loop.run(mode: .default, for: .seconds(1))
+        reporter.report()
+
+        let passes = try metrics.expectCounter("runloop_passes", main)
+        #expect(passes.values == [1, 1])
+        // The second run: the observer (0.25 ms) and "u" (1 ms), 5 ms asleep.
+        #expect(try metrics.expectCounter("runloop_busy_nanoseconds", main).values == [2_250_000, 1_250_000])
+        #expect(try metrics.expectCounter("runloop_asleep_nanoseconds", main).values == [10_000_000, 5_000_000])
+        #expect(try metrics.expectTimer("runloop_callout_duration", main + [("kind", "timer")]).values
+                    == [1_966_080, 983_040])  // 1 ms: [917,504, 1,048,576) ns
+        // The longest is still "t": no new gauge.
+        #expect(metrics.recorders(label: "runloop_longest_callout_seconds").count == 1)
+
+        loop.resetMetrics()
+        loop.perform(label: "b") {}
+        loop.run(mode: .default, for: .zero)
+        reporter.report()
+        #expect(passes.values == [1, 1, 1])
+        #expect(try metrics.expectCounter("runloop_callouts", main + [("kind", "block")]).totalValue == 1)
+    }
+
+    @Test("a busy histogram reaches a Timer as at most samplesPerReport values, in proportion")
+    func samplesPerReport() throws {
+        let loop = EVRunLoop(clock: EVVirtualClock())
+        loop.recordsMetrics = true
+        for index in 0..<2_000 { loop.perform(label: "b\(index)") {} }
+        loop.run(mode: .default, for: .zero)
+        let metrics = TestMetrics()
+        EVRunLoopMetricsReporter(loop: loop, label: "main", samplesPerReport: 100, factory: metrics).report()
+
+        #expect(try metrics.expectCounter("runloop_callouts", main + [("kind", "block")]).totalValue == 2_000)
+        #expect(try metrics.expectTimer("runloop_callout_duration", main + [("kind", "block")]).values
+                    == Array(repeating: 0, count: 100))
+    }
+
+    @Test("start(every:) reports from a timer of the loop; stop() ends it")
+    func periodic() throws {
+        let clock = EVVirtualClock()
+        let loop = EVRunLoop(clock: clock)
+        loop.recordsMetrics = true
+        let metrics = TestMetrics()
+        let reporter = EVRunLoopMetricsReporter(loop: loop, label: "main", factory: metrics)
+        reporter.start(every: .seconds(1))
+        loop.run(mode: .default, for: .milliseconds(3_500))
+        reporter.stop()
+        loop.run(mode: .default, for: .seconds(2))
+
+        // Reports at 1, 2 and 3 s; each sees the passes since the one before.
+        #expect(try metrics.expectCounter("runloop_passes", main).values == [1, 1, 1])
+        #expect(try metrics.expectCounter("runloop_asleep_nanoseconds", main).values
+                    == [1_000_000_000, 1_000_000_000, 1_000_000_000])
+    }
+}
