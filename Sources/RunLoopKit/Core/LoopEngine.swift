@@ -404,19 +404,22 @@ extension LoopEngine {
 
     /// Takes what other threads handed over, under one acquisition of the lock: blocks and
     /// jobs join their queues, tasks run now. The arrays trade buffers (``Inbox``), so a
-    /// drain allocates nothing once they have grown.
+    /// drain allocates nothing once they have grown. A drain with no task (a performed block,
+    /// a job: the wake → block path) leaves the tasks' buffers alone.
     func drainInbox() {
         guard shared.inboxPending.load(ordering: .acquiring) else { return }
-        // A task may drain again (a nested run): it then finds no spare buffer, not this one.
         var tasks: [@Sendable (LoopEngine) -> Void] = []
-        swap(&tasks, &spareTasks)
         shared.inbox.withLock { inbox in
             shared.inboxPending.store(false, ordering: .relaxed)
             inbox.isSignalled = false
             blocks.takeAll(from: &inbox.blocks)
             jobs.takeAll(from: &inbox.jobs)
+            guard !inbox.tasks.isEmpty else { return }
+            // A task may drain again (a nested run): it then finds no spare buffer, not this one.
+            swap(&tasks, &spareTasks)
             swap(&tasks, &inbox.tasks)
         }
+        guard !tasks.isEmpty else { return }
         for task in tasks { task(self) }
         tasks.removeAll(keepingCapacity: true)
         spareTasks = tasks

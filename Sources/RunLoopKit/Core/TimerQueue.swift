@@ -214,8 +214,9 @@ struct TimerQueue {
     }
 
     /// Whether any timer's fire date is at or before `now` (the earliest entries; a pass
-    /// with none due skips the firing loop).
-    func hasDue(at now: Int64) -> Bool {
+    /// with none due skips the firing loop). (`mutating` only so that callers reach the queue
+    /// in place: a call on a mode state's queue otherwise copies the queue out first.)
+    mutating func hasDue(at now: Int64) -> Bool {
         (exact.first?.key ?? .max) <= now || (tolerantByFire.first?.key ?? .max) <= now
     }
 

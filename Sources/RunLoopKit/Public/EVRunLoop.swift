@@ -290,20 +290,23 @@ public final class EVRunLoop: @unchecked Sendable {
     /// The corresponding CFRunLoop function is `CFRunLoopPerformBlock`
     /// (`RunLoop.perform(inModes:block:)` in Foundation); CF does not wake the loop.
     public func perform(
-        inModes modes: [Mode] = [.default], label: String? = nil,
-        _ block: @escaping @Sendable () -> Void
+        inModes modes: consuming [Mode] = [.default], label: consuming String? = nil,
+        _ block: consuming @escaping @Sendable () -> Void
     ) {
         require(!modes.isEmpty, "EVRunLoop.perform(inModes:label:_:): modes is empty; the block would never run")
+        // The caller's references move into the queued block: no retain here, no release in
+        // the caller after the call.
+        var queued = Optional(QueuedBlock(modes: modes, label: label, body: block))
         if isOwnerThread {
-            engine.blocks.append(QueuedBlock(modes: modes, label: label, body: block))
+            engine.blocks.append(queued.take().unsafelyUnwrapped)
             if engine.polledRun != nil && !engine.isInPolledCall { engine.blockQueuedWhilePolled = true }
         } else {
             // A wake is sent by the first block since the loop last drained its inbox
             // (``Inbox/isSignalled``); later ones ride on it.
             let wakes = shared.inbox.withLock { inbox in
                 guard !inbox.isClosed else { return false }
-                // Made here, not captured: a captured block would be copied in and released.
-                inbox.blocks.append(QueuedBlock(modes: modes, label: label, body: block))
+                // Moved in, not copied: a copy would retain its three references.
+                inbox.blocks.append(queued.take().unsafelyUnwrapped)
                 shared.inboxPending.store(true, ordering: .releasing)
                 return inbox.signal()
             }
