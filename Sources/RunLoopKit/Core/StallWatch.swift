@@ -49,10 +49,15 @@ final class StallWatch: Sendable {
     /// A callout of `kind` labelled `label` begins; returns its start (monotonic ns).
     func begin(_ kind: EVRunLoop.Stall.Kind, label: String) -> Int64 {
         let now = Self.monotonicNow()
+        // The label's first 32 bytes, copied straight into the words: no array made per callout.
         var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        let bytes = Array(label.utf8.prefix(32))
+        var length = 0
         withUnsafeMutableBytes(of: &words) { raw in
-            for (index, byte) in bytes.enumerated() { raw[index] = byte }
+            for byte in label.utf8 {
+                guard length < raw.count else { break }
+                raw[length] = byte
+                length += 1
+            }
         }
         // Even while the fields change (a nested callout makes its outer one's odd sequence
         // even first); the fence orders that, and the last `end`, before the stores.
@@ -61,7 +66,7 @@ final class StallWatch: Sendable {
         atomicMemoryFence(ordering: .releasing)
         self.kind.store(kind.rawValue, ordering: .relaxed)
         start.store(now, ordering: .relaxed)
-        labelLength.store(bytes.count, ordering: .relaxed)
+        labelLength.store(length, ordering: .relaxed)
         word0.store(words.0, ordering: .relaxed)
         word1.store(words.1, ordering: .relaxed)
         word2.store(words.2, ordering: .relaxed)
