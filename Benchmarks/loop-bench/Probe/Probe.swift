@@ -27,7 +27,7 @@ enum Probe {
             return [("operations", Double(stats.fires)), ("cpu_ns_per_fire", stats.cpuPerFire), ("fires_per_s", stats.firesPerSecond)]
         },
         Mode(name: "fire-observed", usage: "N MS K",
-             summary: "the fire-libev probe with the loop recording K: 0 nothing, 1 its metrics, 2 a trace (the observing workload); fires and CPU ns per fire") { peer, a in
+             summary: "the fire-libev probe with the loop recording K: 0 nothing, 1 its metrics, 2 a trace, 3 stall reports (the observing workload); fires and CPU ns per fire") { peer, a in
             var run = TimerRun(interval: FireThroughput.interval, firstAfter: Array(repeating: FireThroughput.interval, count: Int(a[0])),
                                seconds: a[1] / 1_000)
             run.observing = TimerRun.Observing(rawValue: Int(a[2])) ?? .nothing

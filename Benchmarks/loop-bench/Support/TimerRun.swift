@@ -30,13 +30,17 @@ struct TimerRun: Sendable {
 
     /// A loop's own recording: none, its metrics, or a trace.
     enum Observing: Int, Sendable {
-        case nothing, metrics, trace
+        /// `stallWatch`: stall reports on, with a threshold no callout reaches (1 s).
+        case nothing, metrics, trace, stallWatch
     }
 
     /// The outcome: the window's counters and each timer's first fire (monotonic ns).
     struct Outcome: Sendable {
         var stats: RunStats
         var firstFire: [Int64]
+        /// RunLoopKit only: the waits the loop itself ended in the window (its statistics'
+        /// wakeups), which a thread of its own, such as the stall watchdog, does not count in.
+        var loopWakes = 0
     }
 
     func run(on peer: Peer, log: FireLog?) -> Outcome {
@@ -86,17 +90,19 @@ struct TimerRun: Sendable {
         case .nothing: break
         case .metrics: loop.recordsMetrics = true
         case .trace: loop.trace = EVRunLoop.Trace()
+        case .stallWatch: loop.reportStalls(over: .seconds(1)) { _ in }
         }
         let window = ProcessWindow()
         measuredFire(loop, seconds: seconds)
         let (cpu, wall, switches) = window.end()
         loop.recordsMetrics = false
         loop.trace = nil
+        loop.stopReportingStalls()
         let fires = loop.statistics.timerFires
         for timer in timers { timer.invalidate() }
         return Outcome(
             stats: RunStats(fires: fires, cpuNanos: cpu, wallNanos: wall, voluntarySwitches: switches),
-            firstFire: firstFires(from: start.monotonic))
+            firstFire: firstFires(from: start.monotonic), loopWakes: loop.statistics.wakeups)
     }
 
     private func libev(log: FireLog?) -> Outcome {
