@@ -56,6 +56,22 @@ struct MetricsTests {
         #expect(metrics.callouts[.timer]?.mean == .milliseconds(2))
     }
 
+    @Test("callouts that take no time: the first is the longest, each kind's max is zero")
+    func zeroLengthCallouts() {
+        let loop = EVRunLoop(clock: EVVirtualClock())
+        loop.recordsMetrics = true
+        loop.add(EVTimer(interval: .milliseconds(10), repeats: false, label: "first") { _ in }, forMode: .default)
+        loop.add(EVTimer(interval: .milliseconds(20), repeats: false, label: "second") { _ in }, forMode: .default)
+        #expect(loop.run(mode: .default, for: .seconds(1)) == .finished)
+        let metrics = loop.metrics
+        #expect(metrics.callouts[.timer]?.count == 2)
+        #expect(metrics.callouts[.timer]?.max == .zero)
+        #expect(metrics.longestCallout == EVRunLoop.Metrics.Callout(kind: .timer, label: "first", duration: .zero))
+        loop.resetMetrics()
+        #expect(loop.metrics.longestCallout == nil)
+        #expect(loop.metrics.callouts.isEmpty)
+    }
+
     @Test("lateness: a tolerant timer served by a later one's wake; percentiles")
     func lateness() {
         let clock = EVVirtualClock()
@@ -173,6 +189,10 @@ struct MetricsTests {
         #expect(Histogram.bucket(of: .nanoseconds(10)) == 9)
         #expect(Histogram.bucket(of: .nanoseconds(-5)) == 0)
         #expect(Histogram.bucket(of: .seconds(100_000)) == Histogram.bucketCount - 1)
+        #expect(Histogram.bucket(of: .nanoseconds((1 << 40) - 1)) == Histogram.bucketCount - 1)
+        #expect(Histogram.bucket(of: .nanoseconds(7 << 37)) == Histogram.bucketCount - 1)
+        #expect(Histogram.bucket(of: .nanoseconds((7 << 37) - 1)) == Histogram.bucketCount - 2)
+        #expect(Histogram.bucket(of: .nanoseconds(Int64.max)) == Histogram.bucketCount - 1)
         #expect(Histogram.lowerBound(ofBucket: Histogram.bucketCount) == .nanoseconds(1 << 40))
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<10_000 {

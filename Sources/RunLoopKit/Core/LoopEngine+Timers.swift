@@ -155,9 +155,19 @@ extension LoopEngine {
         timer.fireDateSetInCallout = false
         timer.isFiring = true
         stats.timerFires += 1
-        let mark = beginCallout(.timer(timer.label ?? "timer"), kind: .timer, due: scheduled, after: chain)
-        timer.block(timer)
-        let end = endCallout(mark, timer: timer)
+        let end: Int64
+        if trace == nil && stallWatch == nil {
+            if let measuring {
+                end = fireMeasured(timer, measuring, due: scheduled, after: chain)
+            } else {
+                timer.block(timer)
+                end = .min
+            }
+        } else {
+            let mark = beginCallout(.timer(timer.label ?? "timer"), kind: .timer, due: scheduled, after: chain)
+            timer.block(timer)
+            end = endCallout(mark, timer: timer)
+        }
         timer.isFiring = false
         guard timer.isValid else { return end }
         guard timer.repeats else {

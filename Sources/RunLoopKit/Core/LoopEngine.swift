@@ -237,6 +237,29 @@ final class LoopEngine {
         metrics?.recordLongest(mark.kind, nanos: max(end &- mark.start, 0), label: event?.calloutLabel ?? "\(mark.kind)")
     }
 
+    /// Fires `timer` (its block, given the timer) with the metrics alone recording: its
+    /// lateness from `due`, its duration. ``beginCallout(_:kind:due:after:)`` and
+    /// ``endCallout(_:timer:)`` with no mark: only the start is kept across the callout, so
+    /// nothing else is spilled around it. `chain`: the end of the callout just before (or
+    /// `.min`); returns this one's end (`.min` if the callout turned the metrics off).
+    @inline(__always)
+    func fireMeasured(_ timer: EVTimer, _ measuring: Unmanaged<LoopMetrics>, due: Int64, after chain: Int64) -> Int64 {
+        let start = chain != .min ? chain : calloutNow()
+        measuring._withUnsafeGuaranteedRef { $0.recordLateness(nanos: start &- due) }
+        timer.block(timer)
+        let end = calloutNow()
+        guard let measuring = self.measuring else { return .min }  // turned off by the callout
+        if measuring._withUnsafeGuaranteedRef({ $0.recordCallout(.timer, nanos: end &- start) }) {
+            recordLongestTimer(timer, from: start, until: end)
+        }
+        return end
+    }
+
+    @inline(never)
+    private func recordLongestTimer(_ timer: EVTimer, from start: Int64, until end: Int64) {
+        metrics?.recordLongest(.timer, nanos: max(end &- start, 0), label: timer.label ?? "timer")
+    }
+
     @inline(never)
     private func endWatchedCallout(_ mark: CalloutMark, _ event: () -> Trace.Event?) -> Int64 {
         func label() -> String { event()?.calloutLabel ?? "\(mark.kind)" }

@@ -20,10 +20,12 @@ final class LoopMetrics: Sendable {
     let asleepNanos = Atomic<Int64>(0)
     /// Wakes by reason, indexed by ``wakeIndex(_:)``.
     let wakes: InlineArray<5, Atomic<Int>> = InlineArray { _ in Atomic(0) }
-    /// Callouts by kind, indexed by `Stall.Kind.rawValue - 1`: total and longest (ns), and
-    /// the histogram's buckets (kind-major; their sum is the count).
+    /// Callouts by kind, indexed by `Stall.Kind.rawValue - 1`: total and longest (ns; -1 for
+    /// none, so that a callout of 0 ns is longer: the snapshot shows 0), and the histogram's
+    /// buckets (kind-major; their sum is the count). ``longestNanos`` is never below a kind's
+    /// longest, so only a callout longer than its kind's longest is compared with it.
     let calloutTotals: InlineArray<6, Atomic<Int64>> = InlineArray { _ in Atomic(0) }
-    let calloutMaxima: InlineArray<6, Atomic<Int64>> = InlineArray { _ in Atomic(0) }
+    let calloutMaxima: InlineArray<6, Atomic<Int64>> = InlineArray { _ in Atomic(-1) }
     let calloutBuckets: InlineArray<936, Atomic<Int>> = InlineArray { _ in Atomic(0) }  // 6 × 156
     /// Timer lateness: total and largest (ns), buckets (their sum is the count).
     let latenessTotal = Atomic<Int64>(0)
@@ -42,8 +44,9 @@ final class LoopMetrics: Sendable {
         let nanos = max(nanos, 0)
         let index = Int(kind.rawValue) &- 1
         calloutTotals[index].bump(by: nanos)
-        if nanos > calloutMaxima[index].load(ordering: .relaxed) { calloutMaxima[index].store(nanos, ordering: .relaxed) }
         calloutBuckets[index &* Histogram.bucketCount &+ Histogram.bucket(ofNanoseconds: nanos)].bump(by: 1)
+        guard nanos > calloutMaxima[index].load(ordering: .relaxed) else { return false }
+        calloutMaxima[index].store(nanos, ordering: .relaxed)
         return nanos > longestNanos.load(ordering: .relaxed)
     }
 
@@ -105,7 +108,7 @@ final class LoopMetrics: Sendable {
             guard count > 0 else { continue }
             metrics.callouts[kind] = Histogram(
                 count: count, totalNanoseconds: calloutTotals[index].load(ordering: .relaxed),
-                maxNanoseconds: calloutMaxima[index].load(ordering: .relaxed), buckets: buckets)
+                maxNanoseconds: max(calloutMaxima[index].load(ordering: .relaxed), 0), buckets: buckets)
         }
         let lateness = (0..<Histogram.bucketCount).map { latenessBuckets[$0].load(ordering: .relaxed) }
         metrics.lateness = Histogram(
@@ -123,7 +126,7 @@ final class LoopMetrics: Sendable {
         for index in 0..<5 { wakes[index].store(0, ordering: .relaxed) }
         for index in 0..<6 {
             calloutTotals[index].store(0, ordering: .relaxed)
-            calloutMaxima[index].store(0, ordering: .relaxed)
+            calloutMaxima[index].store(-1, ordering: .relaxed)
         }
         for index in 0..<(6 * Histogram.bucketCount) { calloutBuckets[index].store(0, ordering: .relaxed) }
         latenessTotal.store(0, ordering: .relaxed)

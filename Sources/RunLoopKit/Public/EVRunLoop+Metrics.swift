@@ -46,13 +46,17 @@ extension EVRunLoop {
             }
 
             /// The bucket a value of `nanos` nanoseconds falls into (negative values: bucket 0).
+            ///
+            /// With `e` the value's highest bit (`e >= 2`), its bucket is `4 (e - 1)` plus the
+            /// two bits below the highest, that is `4 s + (value >> s)` for `s = e - 2` (the
+            /// shift leaves the highest bit and those two: 4...7). Values below 4 are their
+            /// own bucket, the same formula with `s = 0`, which `value | 4` gives them. No
+            /// branch but the last bucket's clamp.
             @inline(__always)
             static func bucket(ofNanoseconds nanos: Int64) -> Int {
                 let value = UInt64(clamping: nanos)
-                guard value >= 4 else { return Int(value) }
-                let exponent = 63 &- value.leadingZeroBitCount  // 2...63
-                guard exponent < 40 else { return bucketCount &- 1 }
-                return 4 &* (exponent &- 1) &+ Int(truncatingIfNeeded: (value &>> UInt64(exponent &- 2)) & 3)
+                let shift = 61 &- (value | 4).leadingZeroBitCount  // 0...61
+                return Swift.min(4 &* shift &+ Int(truncatingIfNeeded: value &>> UInt64(truncatingIfNeeded: shift)), bucketCount &- 1)
             }
 
             /// The bucket `duration` falls into.
