@@ -166,7 +166,7 @@ extension LoopEngine {
         } else {
             let mark = beginCallout(.timer(timer.label ?? "timer"), kind: .timer, due: scheduled, after: chain)
             timer.block(timer)
-            end = endCallout(mark, timer: timer)
+            end = endWatchedCallout(mark, timer: timer)
         }
         timer.isFiring = false
         guard timer.isValid else { return end }

@@ -212,23 +212,11 @@ final class LoopEngine {
         return end
     }
 
-    /// ``endCallout(_:_:)`` for a timer's callout, the timer passed as it is rather than in
-    /// a closure: the fire path then keeps no reference count across the clock read.
-    @inline(__always)
-    func endCallout(_ mark: CalloutMark, timer: EVTimer) -> Int64 {
-        guard mark.recorders != 0 else { return .min }
-        guard mark.recorders == CalloutMark.measured else { return endWatchedCallout(mark, timer: timer) }
-        let end = calloutNow()
-        guard let measuring else { return .min }  // turned off by the callout
-        if measuring._withUnsafeGuaranteedRef({ $0.recordCallout(.timer, nanos: end &- mark.start) }) {
-            recordLongest(mark, until: end, .timer(timer.label ?? "timer"))
-        }
-        return end
-    }
-
-    /// The timer's label made here, not in a closure formed on the fire path.
+    /// ``endCallout(_:_:)`` for a timer's callout with a trace or a stall watch on (the
+    /// metrics alone take ``fireMeasured(_:_:due:after:)``), the timer passed as it is: its
+    /// label is made here, not in a closure formed on the fire path.
     @inline(never)
-    private func endWatchedCallout(_ mark: CalloutMark, timer: EVTimer) -> Int64 {
+    func endWatchedCallout(_ mark: CalloutMark, timer: EVTimer) -> Int64 {
         endWatchedCallout(mark, { .timer(timer.label ?? "timer") })
     }
 
