@@ -45,7 +45,9 @@ enum Probe {
             let (count, rounds) = (Int(a[0]), Swift.max(Int(a[1]), 2))
             let input = ScheduleCost.Input(count: count)
             let adds = onFreshThread {
-                (0..<rounds).map { round in ScheduleCost.run(input, on: peer, warmUp: round == 0).0 }
+                ScheduleCost.withRoom(input) { room in
+                    (0..<rounds).map { round in ScheduleCost.run(input, on: peer, in: room, warmUp: round == 0).0 }
+                }
             }
             let perAdd = adds.dropFirst().map { Double($0) / Double(count) }
             return [("operations", Double(count * (rounds - 1))), ("add_ns", Summary(perAdd).median)]
@@ -54,8 +56,8 @@ enum Probe {
              summary: "an uncounted round of create + add N and invalidate on one thread, then the counted round on a new thread (a new loop, malloc already grown); ns per timer") { peer, a in
             let count = Int(a[0])
             let input = ScheduleCost.Input(count: count)
-            _ = onFreshThread { ScheduleCost.run(input, on: peer, warmUp: true) }
-            let (add, stop) = onFreshThread { ScheduleCost.run(input, on: peer) }
+            _ = onFreshThread { ScheduleCost.withRoom(input) { ScheduleCost.run(input, on: peer, in: $0, warmUp: true) } }
+            let (add, stop) = onFreshThread { ScheduleCost.withRoom(input) { ScheduleCost.run(input, on: peer, in: $0) } }
             return [("operations", Double(count)), ("add_ns", Double(add) / Double(count)), ("invalidate_ns", Double(stop) / Double(count))]
         },
         Mode(name: "pass", usage: "P",

@@ -63,10 +63,29 @@ enum ScheduleCost {
         // An untimed round first, on the same thread and loop: the timed round then finds
         // malloc's arena grown and measures the loop, not page faults.
         let (add, stop) = peer == .nio
-            ? NIOLoop.onLoop { _ = run(input, on: peer, warmUp: true); return run(input, on: peer) }
-            : onFreshThread { _ = run(input, on: peer, warmUp: true); return run(input, on: peer) }
+            ? NIOLoop.onLoop { twoRounds(input, on: peer) }
+            : onFreshThread { twoRounds(input, on: peer) }
         let count = Double(input.after.count)
         return (Double(add) / count, Double(stop) / count)
+    }
+
+    /// An untimed round, then a timed one, in one room.
+    static func twoRounds(_ input: Input, on peer: Peer) -> (Int64, Int64) {
+        withRoom(input) { room in
+            _ = run(input, on: peer, in: room, warmUp: true)
+            return run(input, on: peer, in: room)
+        }
+    }
+
+    /// Calls `body` with room for `input`'s RunLoopKit timers, kept across its rounds as a
+    /// program keeps its own storage: the timed round then mallocs its timers from what
+    /// the last round freed. Room freed between rounds would not be like that: freeing a
+    /// chunk of 64 KB or more makes glibc merge its fast bins, and every timer of the next
+    /// round is then carved from the merged chunk on malloc's slow path.
+    static func withRoom<Result>(_ input: Input, _ body: (UnsafeMutablePointer<EVTimer>) -> Result) -> Result {
+        let room = UnsafeMutablePointer<EVTimer>.allocate(capacity: input.after.count)
+        defer { room.deallocate() }
+        return body(room)
     }
 
     /// A child of the pairs: `[peer key, timer count]`; prints the lowest ns per create + add
@@ -80,29 +99,28 @@ enum ScheduleCost {
         lb_keep_freed_memory()
         let input = Input(count: count)
         let rounds = onFreshThread {
-            _ = run(input, on: peer, warmUp: true)
-            return (0..<3).map { _ in run(input, on: peer) }
+            withRoom(input) { room in
+                _ = run(input, on: peer, in: room, warmUp: true)
+                return (0..<3).map { _ in run(input, on: peer, in: room) }
+            }
         }
         Pairs.report([Double(rounds.map(\.0).min()!) / Double(count), Double(rounds.map(\.1).min()!) / Double(count)])
     }
 
     /// Total ns for adding all timers, and for invalidating them all. RunLoopKit and libev
     /// run the timed parts through their `measured` functions (callgrind's instruction
-    /// rows), or with `warmUp` outside them (uncounted).
-    static func run(_ input: Input, on peer: Peer, warmUp: Bool = false) -> (Int64, Int64) {
+    /// rows), or with `warmUp` outside them (uncounted). RunLoopKit's timers go into `room`
+    /// (``withRoom(_:_:)``) and leave it, released, before the return.
+    static func run(_ input: Input, on peer: Peer, in room: UnsafeMutablePointer<EVTimer>, warmUp: Bool = false) -> (Int64, Int64) {
         let count = input.after.count
         switch peer {
         case .runLoopKit:
             let loop = EVRunLoop.current
-            let timers = UnsafeMutablePointer<EVTimer>.allocate(capacity: count)
-            defer {
-                timers.deinitialize(count: count)
-                timers.deallocate()
-            }
+            defer { room.deinitialize(count: count) }
             let t0 = Clock.monotonic()
-            if warmUp { addTimers(loop, input.after, into: timers) } else { measuredAdd(loop, input.after, into: timers) }
+            if warmUp { addTimers(loop, input.after, into: room) } else { measuredAdd(loop, input.after, into: room) }
             let t1 = Clock.monotonic()
-            if warmUp { invalidateTimers(timers, order: input.stopOrder) } else { measuredInvalidate(timers, order: input.stopOrder) }
+            if warmUp { invalidateTimers(room, order: input.stopOrder) } else { measuredInvalidate(room, order: input.stopOrder) }
             return (t1 - t0, Clock.monotonic() - t1)
         case .libev:
             var add: Int64 = 0
