@@ -19,14 +19,9 @@ void clibev_io_init(ev_io *w, clibev_callback cb, int fd, int events) {
     ev_io_init(w, (void (*)(struct ev_loop *, ev_io *, int))cb, fd, events);
 }
 
-void clibev_async_init(ev_async *w, clibev_callback cb) {
-    ev_async_init(w, (void (*)(struct ev_loop *, ev_async *, int))cb);
-}
-
 void clibev_watcher_set_data(void *w, void *data) { ((ev_watcher *)w)->data = data; }
 void *clibev_watcher_data(void *w) { return ((ev_watcher *)w)->data; }
 int clibev_is_active(void *w) { return ev_is_active((ev_watcher *)w); }
-int clibev_async_pending(ev_async *w) { return ev_async_pending(w); }
 
 int clibev_set_thread_name(const char *name) { return pthread_setname_np(pthread_self(), name); }
 
@@ -51,7 +46,6 @@ int clibev_backend_fd(struct ev_loop *loop) {
 }
 
 size_t clibev_io_size(void) { return sizeof(ev_io); }
-size_t clibev_async_size(void) { return sizeof(ev_async); }
 
 int clibev_timerfd_create(int realtime) {
     return timerfd_create(realtime ? CLOCK_REALTIME : CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -96,8 +90,6 @@ int clibev_unblock_signal(int signum) {
 }
 
 struct clibev_signal_receiver {
-    struct ev_loop *loop;
-    ev_async *async;
     _Atomic uint64_t wanted;
     _Atomic uint64_t pending;
     _Atomic pid_t pid;
@@ -125,25 +117,19 @@ static void fan_out(int signum) {
         clibev_signal_receiver *receiver = atomic_load(&receivers[slot]);
         if (receiver && atomic_load(&receiver->pid) == self && (atomic_load(&receiver->wanted) & bit)) {
             atomic_fetch_or(&receiver->pending, bit);
-            ev_async_send(receiver->loop, receiver->async);
-            int wake = atomic_load(&receiver->wake_fd);
-            if (wake >= 0) {
-                uint64_t one = 1;
-                (void)!write(wake, &one, sizeof one);
-            }
+            uint64_t one = 1;
+            (void)!write(atomic_load(&receiver->wake_fd), &one, sizeof one);
         }
         atomic_fetch_sub(&readers[slot], 1);
     }
     errno = saved;
 }
 
-clibev_signal_receiver *clibev_signal_receiver_new(struct ev_loop *loop, ev_async *async) {
+clibev_signal_receiver *clibev_signal_receiver_new(int wake_fd) {
     clibev_signal_receiver *receiver = calloc(1, sizeof *receiver);
     if (!receiver) return NULL;
-    receiver->loop = loop;
-    receiver->async = async;
     receiver->pid = getpid();
-    receiver->wake_fd = -1;
+    receiver->wake_fd = wake_fd;
     receiver->slot = -1;
     pthread_mutex_lock(&receivers_lock);
     for (int slot = 0; slot < CLIBEV_SIGNAL_RECEIVERS; slot++) {
@@ -176,11 +162,10 @@ void clibev_signal_receiver_want(clibev_signal_receiver *receiver, int signum, i
     else atomic_fetch_and(&receiver->wanted, ~bit);
 }
 
-void clibev_signal_receiver_set_wake(clibev_signal_receiver *receiver, int wake_fd) {
+void clibev_signal_receiver_adopt(clibev_signal_receiver *receiver, int wake_fd) {
     atomic_store(&receiver->wake_fd, wake_fd);
+    atomic_store(&receiver->pid, getpid());
 }
-
-void clibev_signal_receiver_adopt(clibev_signal_receiver *receiver) { atomic_store(&receiver->pid, getpid()); }
 
 uint64_t clibev_signal_receiver_take(clibev_signal_receiver *receiver) {
     return atomic_exchange(&receiver->pending, 0) & atomic_load(&receiver->wanted);

@@ -1,6 +1,6 @@
 // CLibev: the C side of RunLoopKit's libev backend.
 //
-// libev's watcher set-up is a family of macros (ev_io_init, ev_async_init, ...)
+// libev's watcher set-up is a family of macros (ev_io_init and its kin)
 // that Swift cannot call. Each clibev_* function below wraps exactly one of them,
 // plus the few Linux calls (timerfd, pidfd and waitid, the main thread) whose headers Swift's Glibc module
 // does not cover on every distribution.
@@ -17,15 +17,11 @@ typedef void (*clibev_callback)(struct ev_loop *loop, void *watcher, int revents
 
 /// `ev_io_init(w, cb, fd, events)`.
 void clibev_io_init(ev_io *w, clibev_callback cb, int fd, int events);
-/// `ev_async_init(w, cb)`.
-void clibev_async_init(ev_async *w, clibev_callback cb);
 /// `ev_set_userdata` / `ev_userdata` are functions already; these name the watcher's `data` field.
 void clibev_watcher_set_data(void *w, void *data);
 void *clibev_watcher_data(void *w);
 /// `ev_is_active(w)`.
 int clibev_is_active(void *w);
-/// `ev_async_pending(w)`: nonzero when an `ev_async_send` has not been handled yet.
-int clibev_async_pending(ev_async *w);
 
 /// The descriptor of `loop`'s kernel backend (its epoll instance): readable whenever a
 /// descriptor the loop watches is ready (level-triggered), so another loop can poll it.
@@ -42,7 +38,6 @@ int clibev_eventfd_signal(int fd);
 
 /// Sizes of libev's watcher structs, so Swift can allocate them.
 size_t clibev_io_size(void);
-size_t clibev_async_size(void);
 
 /// `timerfd_create(CLOCK_MONOTONIC or CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC)`.
 /// Returns the fd, or -1 with errno set.
@@ -77,27 +72,24 @@ int clibev_unblock_signal(int signum);
 
 /// POSIX signals for every loop that watches them (libev's `ev_signal` binds a signal to one
 /// loop; sd-event and GLib deliver to every watcher). One process-wide handler per signal
-/// marks the signal pending in each registered receiver that wants it and wakes that
-/// receiver's loop with `ev_async_send` (async-signal-safe, as libev documents).
+/// marks the signal pending in each registered receiver that wants it and writes that
+/// receiver's wake eventfd (`write` is async-signal-safe).
 ///
 /// A receiver: one loop's registration. At most `CLIBEV_SIGNAL_RECEIVERS` exist at once.
 typedef struct clibev_signal_receiver clibev_signal_receiver;
 #define CLIBEV_SIGNAL_RECEIVERS 256
-/// Registers `loop`, woken through `async` (started on it); NULL when every slot is taken.
-clibev_signal_receiver *clibev_signal_receiver_new(struct ev_loop *loop, ev_async *async);
+/// Registers a loop, woken by writes of its eventfd `wake_fd`; NULL when every slot is taken.
+clibev_signal_receiver *clibev_signal_receiver_new(int wake_fd);
 /// Unregisters and frees: returns once no signal handler can still be using the receiver.
 void clibev_signal_receiver_free(clibev_signal_receiver *receiver);
 /// Whether arrivals of `signum` (1...64) are marked for this receiver.
 void clibev_signal_receiver_want(clibev_signal_receiver *receiver, int signum, int wanted);
 /// The signals that arrived since the last call (bit `signum - 1`), cleared.
 uint64_t clibev_signal_receiver_take(clibev_signal_receiver *receiver);
-/// An eventfd the handler also writes for this receiver (-1: none): libev writes its wake
-/// pipe only while `ev_run` waits (`pipe_write_wanted`), so a loop another loop polls needs
-/// a descriptor of its own to turn readable when a signal arrives.
-void clibev_signal_receiver_set_wake(clibev_signal_receiver *receiver, int wake_fd);
-/// Makes the receiver answer to this process: a forked child's receivers (copies of the
-/// parent's) get no signals until their loop adopts the child.
-void clibev_signal_receiver_adopt(clibev_signal_receiver *receiver);
+/// Makes the receiver answer to this process, waking `wake_fd`: a forked child's receivers
+/// (copies of the parent's) get no signals until their loop adopts the child with an
+/// eventfd of its own (the parent's is shared with the child).
+void clibev_signal_receiver_adopt(clibev_signal_receiver *receiver, int wake_fd);
 /// `sigaction(signum)` to the fan-out handler (all signals blocked while it runs,
 /// `SA_RESTART`). Returns 0, or -1 with errno set.
 int clibev_signal_catch(int signum);

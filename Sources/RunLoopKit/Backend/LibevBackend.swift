@@ -19,23 +19,38 @@ import Synchronization
 ///   on a budget of 1% of the loop thread's time: at high wake rates the loop falls back to
 ///   plain timerfd wakes rather than burn a core, and it stops spinning at all while the
 ///   budget could pay for fewer than one precise wake in four.
-/// - Wakes: an `ev_async`; a wake sent outside a wait stays pending until the next wait or
-///   poll consumes it, like CF's eventfd.
+/// - Wakes: an eventfd of the loop's own, watched by an `ev_io`, with libev's `ev_async`
+///   protocol redone in Swift (a pending flag, and a write only while the loop waits or is
+///   about to); a wake sent outside a wait stays pending until the next wait or poll
+///   consumes it, like CF's eventfd. Unlike `ev_async`, whose callback comes after libev
+///   read the eventfd, the read waits until before the next sleep: a wake's work runs one
+///   system call sooner.
 /// - Wall-clock changes: a `CLOCK_REALTIME` timerfd with `TFD_TIMER_CANCEL_ON_SET`, whose
 ///   read fails with `ECANCELED` when the clock is set.
 /// - Descriptors: one `ev_io` per watch, in an array indexed by the watch's token: watching,
 ///   unwatching and changing a descriptor's interest are O(1).
 /// - Signals: not `ev_signal`, which binds a signal to one loop: the C shim's process-wide
-///   handler marks the signal pending in this loop's receiver and sends the wake's
-///   `ev_async`, whose callback takes the pending signals (``SignalClaims``).
+///   handler marks the signal pending in this loop's receiver and writes the wake's eventfd,
+///   whose callback takes the pending signals (``SignalClaims``).
 ///
 /// Callbacks only record what happened; the core runs every callout after `ev_run` returns.
 final class LibevBackend: Backend, @unchecked Sendable {
-    // Safe to share: every member is used only on the loop's thread, except `async`, which
-    // is only passed to `ev_async_send`, libev's one thread-safe call (the signal receiver
-    // passes it too, from the signal handler).
+    // Safe to share: every member is used only on the loop's thread, except the atomics
+    // (`wakeFD`, `wakePending`, `wakeWanted`, `backendDescriptor`), which ``wakeUp()`` and
+    // ``pollDescriptor`` use from any thread.
     private let loop: OpaquePointer
-    private let async: UnsafeMutablePointer<ev_async>
+    /// The wake's eventfd (see ``wakeUp()``).
+    private var wake: Watcher
+    /// ``wake``'s descriptor, for ``wakeUp()`` on any thread (another only in a forked child).
+    private let wakeFD: Atomic<Int32>
+    /// A wake was sent and no wait or poll has taken it yet (libev's `async_pending`).
+    private let wakePending = Atomic<Bool>(false)
+    /// The loop waits or is about to, or another loop polls for it: a wake must write the
+    /// eventfd (libev's `pipe_write_wanted`).
+    private let wakeWanted = Atomic<Bool>(false)
+    /// The eventfd was readable in a wait and has not been read since: read before the next
+    /// sleep, so that it does not end that sleep at once.
+    private var wakeUnread = false
     private var deadline: Watcher
     private var wallClock: Watcher
     /// The process's fork count (``CLibev``'s `pthread_atfork` child handler) when the
@@ -80,14 +95,8 @@ final class LibevBackend: Backend, @unchecked Sendable {
     private let backendDescriptor = Atomic<Int32>(-2)
     /// The deadline armed for a foreign wait (ns; `.max` for none).
     private var foreignTarget: Int64 = .max
-    /// Wakes during a foreign wait: libev writes its wake pipe only while `ev_run` waits
-    /// (`pipe_write_wanted`), so ``wakeUp()`` and caught signals also write this eventfd,
-    /// watched by the loop, while ``foreignWaiting`` is set. Made by the first foreign wait.
-    private var foreignWake: Watcher?
-    /// ``foreignWake``'s descriptor, for ``wakeUp()`` on any thread (-1 until made).
-    private let foreignWakeFD = Atomic<Int32>(-1)
     /// Set from the start of a foreign wait's preparation to its end.
-    private let foreignWaiting = Atomic<Bool>(false)
+    private var foreignWaiting = false
     /// The sink of the wait in progress; nil outside `wait`. Unowned: the caller of `wait`
     /// holds it for the whole call.
     private(set) unowned(unsafe) var events: (any BackendEvents)?
@@ -97,32 +106,41 @@ final class LibevBackend: Backend, @unchecked Sendable {
             throw EVRunLoop.Error(call: "ev_loop_new", errno: Glibc.errno)
         }
         self.loop = loop
-        async = .allocate(capacity: 1)
-        clibev_async_init(async) { loop, _, _ in
-            let backend = Unmanaged<LibevBackend>.fromOpaque(ev_userdata(loop)!).takeUnretainedValue()
-            backend.otherEvent = true
-            if backend.signalReceiver != nil { backend.reportSignals() }
+        do {
+            (wake, deadline, wallClock) = try Self.makeKernelWatchers()
+        } catch {
+            ev_loop_destroy(loop)
+            throw error
         }
-        ev_async_start(loop, async)
-
-        (deadline, wallClock) = try Self.makeClockWatchers()
-        startClockWatchers()
+        wakeFD = Atomic(wake.fd)
+        startKernelWatchers()
         ev_set_userdata(loop, Unmanaged.passUnretained(self).toOpaque())
     }
 
-    /// The deadline's `CLOCK_MONOTONIC` timerfd and the wall clock's `CLOCK_REALTIME` one.
-    private static func makeClockWatchers() throws(EVRunLoop.Error) -> (deadline: Watcher, wallClock: Watcher) {
+    /// The wake's eventfd, the deadline's `CLOCK_MONOTONIC` timerfd and the wall clock's
+    /// `CLOCK_REALTIME` one (none when one of them cannot be made).
+    private static func makeKernelWatchers() throws(EVRunLoop.Error) -> (wake: Watcher, deadline: Watcher, wallClock: Watcher) {
+        let wakeFD = clibev_eventfd_create()
+        guard wakeFD >= 0 else { throw EVRunLoop.Error(call: "eventfd", errno: Glibc.errno) }
         let deadlineFD = clibev_timerfd_create(0)
         let wallFD = clibev_timerfd_create(1)
         guard deadlineFD >= 0, wallFD >= 0 else {
             let code = Glibc.errno
             if deadlineFD >= 0 { close(deadlineFD) }
+            close(wakeFD)
             throw EVRunLoop.Error(call: "timerfd_create", errno: code)
         }
-        return (Watcher(io: deadlineFD, interest: .read, token: -1), Watcher(io: wallFD, interest: .read, token: -1))
+        return (Watcher(io: wakeFD, interest: .read, token: -1), Watcher(io: deadlineFD, interest: .read, token: -1),
+                Watcher(io: wallFD, interest: .read, token: -1))
     }
 
-    private func startClockWatchers() {
+    /// Starts the kernel watchers. The wake's readiness is noted, not read (``takeWake()``),
+    /// and any signal that arrived is reported, its handler having written the eventfd.
+    private func startKernelWatchers() {
+        wake.start(on: loop, owner: self) { backend, _ in
+            backend.wakeUnread = true
+            if backend.signalReceiver != nil { backend.reportSignals() }
+        }
         deadline.start(on: loop, owner: self) { backend, _ in
             if clibev_timerfd_consume(backend.deadline.fd) == 1 { backend.deadlineFired = true }
             backend.armedDeadline = -1
@@ -145,29 +163,22 @@ final class LibevBackend: Backend, @unchecked Sendable {
     private func adoptForkedChild() {
         forkGeneration = clibev_fork_generation()
         ev_loop_fork(loop)
-        for watcher in [deadline, wallClock] {
+        for watcher in [wake, deadline, wallClock] {
             watcher.stop(on: loop)
             close(watcher.fd)
         }
         do {
-            (deadline, wallClock) = try Self.makeClockWatchers()
+            (wake, deadline, wallClock) = try Self.makeKernelWatchers()
         } catch {
-            misuse("EVRunLoop.run: after fork(), the child cannot make the loop's timerfds: \(error)")
+            misuse("EVRunLoop.run: after fork(), the child cannot make the loop's eventfd and timerfds: \(error)")
         }
+        wakeFD.store(wake.fd, ordering: .releasing)
+        wakeUnread = false
         armedDeadline = -1
-        startClockWatchers()
-        if let signalReceiver { clibev_signal_receiver_adopt(signalReceiver) }
-        // The polled loop's descriptor is the new epoll instance; its wake eventfd is the
-        // parent's too.
+        startKernelWatchers()
+        if let signalReceiver { clibev_signal_receiver_adopt(signalReceiver, wake.fd) }
+        // The polled loop's descriptor is the new epoll instance.
         backendDescriptor.store(-2, ordering: .releasing)
-        if let foreignWake {
-            foreignWake.stop(on: loop)
-            close(foreignWake.fd)
-            self.foreignWake = nil
-            foreignWakeFD.store(-1, ordering: .releasing)
-            if let signalReceiver { clibev_signal_receiver_set_wake(signalReceiver, -1) }
-            makeForeignWake()
-        }
     }
 
     deinit {
@@ -176,16 +187,10 @@ final class LibevBackend: Backend, @unchecked Sendable {
             for _ in tokens { SignalClaims.release(signal) }
         }
         if let signalReceiver { clibev_signal_receiver_free(signalReceiver) }
-        if let foreignWake {
-            foreignWake.stop(on: loop)
-            close(foreignWake.fd)
+        for watcher in [wake, deadline, wallClock] {
+            watcher.stop(on: loop)
+            close(watcher.fd)
         }
-        deadline.stop(on: loop)
-        wallClock.stop(on: loop)
-        close(deadline.fd)
-        close(wallClock.fd)
-        ev_async_stop(loop, async)
-        async.deallocate()
         ev_loop_destroy(loop)
     }
 
@@ -281,15 +286,18 @@ final class LibevBackend: Backend, @unchecked Sendable {
         if target == .min || (now.map { target <= $0 } ?? hasReached(target)) {
             // A poll collects descriptor and signal readiness and consumes a pending wake, as
             // CF's zero-timeout wait reads its eventfd; with neither, there is nothing to do.
-            if watchCount > 0 || clibev_async_pending(async) != 0 {
-                ev_run(loop, Int32(EVRUN_NOWAIT))
-            }
+            // A wake's write (made while another loop polled for this one) is read too, so
+            // that the descriptor does not stay readable for a wake already served.
+            if takeWake() || watchCount > 0 { ev_run(loop, Int32(EVRUN_NOWAIT)) }
+            if wakeUnread { readWake() }
             return
         }
         let lead = now.map { spinLead(now: $0) } ?? 0
         let armAt: Int64 = target == .max ? -1 : target - lead
         if let now, armAt >= 0 && armAt <= now {
-            ev_run(loop, Int32(EVRUN_NOWAIT))  // inside the lead: collect events, then spin
+            // Inside the lead: collect events, then spin.
+            takeWake()
+            ev_run(loop, Int32(EVRUN_NOWAIT))
         } else {
             if armAt != armedDeadline {
                 // A deadline that cannot be armed would leave the loop asleep forever.
@@ -302,7 +310,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
             // An iteration can end with no event: libev drops a stopped descriptor from epoll
             // lazily, when it next reports ready (the main queue's eventfd, left out of a
             // nested run's wait). Sleep again then, as CF's wait would.
-            repeat { ev_run(loop, Int32(EVRUN_ONCE)) } while !deadlineFired && !otherEvent
+            sleepUntilEvent()
             guard deadlineFired else { return }
             let oversleep = clibev_monotonic_ns() - armAt
             meanOversleep += (oversleep - meanOversleep) / 8
@@ -310,6 +318,45 @@ final class LibevBackend: Backend, @unchecked Sendable {
         if lead > 0 && !otherEvent { spin(until: target) }
         // The timerfd fired, or the lead was spun to the deadline with nothing else ready.
         if deadlineFired || (lead > 0 && !otherEvent) { expiredDeadline = EVRunLoop.Instant(nanoseconds: target) }
+    }
+
+    /// `ev_run` until the deadline fires or another event comes, the wake's eventfd read
+    /// first if it is unread, and wakes wanted while the loop may sleep. A wake pending
+    /// already (sent during the pass) ends the wait before it starts.
+    ///
+    /// An iteration can end with no event: libev drops a stopped descriptor from epoll
+    /// lazily, when it next reports ready (the main queue's eventfd, left out of a nested
+    /// run's wait), and a wake's write can come after the wait that took its flag (the
+    /// eventfd then reads once more). Sleep again then, as CF's wait would.
+    private func sleepUntilEvent() {
+        repeat {
+            if wakeUnread { readWake() }
+            // Pairs with the exchange in `wakeUp()`: either the waker sees the wait wanted
+            // and writes, or this load sees its flag (as in prepareForeignWait).
+            wakeWanted.store(true, ordering: .sequentiallyConsistent)
+            if !otherEvent && !wakePending.load(ordering: .sequentiallyConsistent) { ev_run(loop, Int32(EVRUN_ONCE)) }
+            wakeWanted.store(false, ordering: .relaxed)
+            takeWake()
+        } while !deadlineFired && !otherEvent
+    }
+
+    /// Consumes a pending wake: the wait ends with an event, as when `ev_async`'s callback
+    /// ran. Whether there was one.
+    @discardableResult
+    private func takeWake() -> Bool {
+        guard wakePending.load(ordering: .relaxed) && wakePending.exchange(false, ordering: .acquiringAndReleasing) else {
+            return false
+        }
+        otherEvent = true
+        return true
+    }
+
+    /// Reads the wake's eventfd, which a wait found readable, and reports the signals that
+    /// wrote it meanwhile.
+    private func readWake() {
+        wakeUnread = false
+        _ = clibev_eventfd_consume(wake.fd)
+        if signalReceiver != nil { reportSignals() }
     }
 
     /// Where to wake in a window that ends a tolerance: at the served fire date, but early
@@ -354,18 +401,18 @@ final class LibevBackend: Backend, @unchecked Sendable {
         spinBudget -= now - start
     }
 
-    /// `ev_async_send`, and during a foreign wait a write of the eventfd the other loop's
-    /// poll sees. The flag is set before the preparation's last poll of libev: a wake that
-    /// reads it clear was sent before that poll, which collects it.
+    /// libev's `ev_async_send`, redone: marks a wake pending, and writes the eventfd if the
+    /// loop waits or is about to (or another loop polls for it) and no wake was pending.
     func wakeUp() {
-        ev_async_send(loop, async)
-        if foreignWaiting.load(ordering: .sequentiallyConsistent) {
-            _ = clibev_eventfd_signal(foreignWakeFD.load(ordering: .relaxed))
+        guard !wakePending.load(ordering: .sequentiallyConsistent),
+              !wakePending.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        if wakeWanted.load(ordering: .sequentiallyConsistent) {
+            _ = clibev_eventfd_signal(wakeFD.load(ordering: .relaxed))
         }
     }
 
     /// libev's epoll descriptor. It holds every descriptor libev watches (the deadline and
-    /// wall-clock timerfds, the eventfd that carries `ev_async` wakes and caught signals, the
+    /// wall-clock timerfds, the wake's eventfd, which caught signals write too, the
     /// descriptor sources), level-triggered, so it reads as readable while any of them is.
     var pollDescriptor: Int32? {
         var fd = backendDescriptor.load(ordering: .acquiring)
@@ -386,8 +433,8 @@ final class LibevBackend: Backend, @unchecked Sendable {
         self.events = events
         defer { self.events = nil }
         // A foreign wait prepared again before it finished keeps what it collected (a wake
-        // consumed from the eventfd is gone from the kernel: only this flag remembers it).
-        if !foreignWaiting.load(ordering: .relaxed) {
+        // taken is gone: only this flag remembers it).
+        if !foreignWaiting {
             expiredDeadline = nil
             deadlineFired = false
             otherEvent = false
@@ -399,8 +446,11 @@ final class LibevBackend: Backend, @unchecked Sendable {
         case .forever: target = .max
         }
         foreignTarget = target
-        if foreignWake == nil { makeForeignWake() }
-        foreignWaiting.store(true, ordering: .sequentiallyConsistent)
+        foreignWaiting = true
+        // As before a sleep (`sleepUntilEvent()`): the eventfd read, then wakes wanted (a
+        // pending one is taken after the poll below).
+        if wakeUnread { readWake() }
+        wakeWanted.store(true, ordering: .sequentiallyConsistent)
         let armAt: Int64 = target == .max ? -1 : max(target, 0)
         if armAt != armedDeadline {
             if clibev_timerfd_arm(deadline.fd, armAt, 0) != 0 {
@@ -410,32 +460,21 @@ final class LibevBackend: Backend, @unchecked Sendable {
             armedDeadline = armAt
         }
         ev_run(loop, Int32(EVRUN_NOWAIT))
+        takeWake()
         return EVRunLoop.Instant(nanoseconds: target)
     }
 
     func finishForeignWait(events: any BackendEvents) {
         self.events = events
         defer { self.events = nil }
-        foreignWaiting.store(false, ordering: .sequentiallyConsistent)
+        foreignWaiting = false
+        wakeWanted.store(false, ordering: .relaxed)
         ev_run(loop, Int32(EVRUN_NOWAIT))
+        // Read now, not before the next wait: the other loop's next poll must not find the
+        // descriptor readable for a wake this dispatch serves.
+        if wakeUnread { readWake() }
+        takeWake()
         if deadlineFired { expiredDeadline = EVRunLoop.Instant(nanoseconds: foreignTarget) }
-    }
-
-    /// The eventfd of wakes during foreign waits, watched from now on; the signal handler
-    /// writes it too for this loop's signals.
-    private func makeForeignWake() {
-        let fd = clibev_eventfd_create()
-        guard fd >= 0 else {
-            let code = Glibc.errno
-            misuse("EVRunLoop: cannot create the wake eventfd of a polled loop: \(EVRunLoop.Error(call: "eventfd", errno: code))")
-        }
-        let watcher = Watcher(io: fd, interest: .read, token: -1)
-        watcher.start(on: loop, owner: self) { backend, _ in
-            if let wake = backend.foreignWake, clibev_eventfd_consume(wake.fd) == 1 { backend.otherEvent = true }
-        }
-        foreignWake = watcher
-        foreignWakeFD.store(fd, ordering: .releasing)
-        if let signalReceiver { clibev_signal_receiver_set_wake(signalReceiver, fd) }
     }
 
     var watchesKernelEvents: Bool { true }
@@ -450,12 +489,11 @@ final class LibevBackend: Backend, @unchecked Sendable {
             watchers[token] = watcher
         case .signal(let number):
             if signalReceiver == nil {
-                guard let receiver = clibev_signal_receiver_new(loop, async) else {
+                guard let receiver = clibev_signal_receiver_new(wake.fd) else {
                     misuse("EVRunLoop.add(_:forMode:): signal \(number): more than \(CLIBEV_SIGNAL_RECEIVERS) loops "
                         + "watch signals at once")
                 }
                 signalReceiver = receiver
-                if let foreignWake { clibev_signal_receiver_set_wake(receiver, foreignWake.fd) }
             }
             SignalClaims.claim(number)
             clibev_signal_receiver_want(signalReceiver, number, 1)

@@ -268,7 +268,7 @@ public final class EVRunLoop: @unchecked Sendable {
     /// Safe from any thread.
     ///
     /// The corresponding CFRunLoop function is `CFRunLoopWakeUp` (which drops wakes while the
-    /// loop's `ignoreWakeUps` flag is set); the libev backend sends it with `ev_async_send`.
+    /// loop's `ignoreWakeUps` flag is set); the libev backend writes an eventfd, as `ev_async_send` does.
     public func wakeUp() {
         // Pairs with the fence after the loop clears the flag (`heedWakeUps()`): either this
         // call sees the flag clear, or the loop sees what the caller did before calling.
