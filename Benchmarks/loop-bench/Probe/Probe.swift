@@ -104,8 +104,8 @@ enum Probe {
             latencyFigures(ExecutorJobs.actorLatencies(peer, samples: Int(a[0])))
         },
         Mode(name: "task-latency", usage: "S",
-             summary: "S tasks started one at a time from another thread, each 0.5 ms after the previous one ran (the jobs workload's latency; RunLoopKit Task(executorPreference:), or --peers task: Task.detached); median and p99 µs to the first line",
-             peers: [.runLoopKit, .taskSleep]) { peer, a in
+             summary: "S tasks started one at a time from another thread, each 0.5 ms after the previous one ran (the jobs workload's latency; RunLoopKit Task(executorPreference:), or --peers dispatch: the same on a serial queue's TaskExecutor, or task: Task.detached); median and p99 µs to the first line",
+             peers: [.runLoopKit, .dispatch, .taskSleep]) { peer, a in
             latencyFigures(ExecutorJobs.taskLatencies(peer, samples: Int(a[0])))
         },
         Mode(name: "descriptor-latency", usage: "N S",

@@ -18,8 +18,10 @@ import Synchronization
 ///   `loop.asUnownedSerialExecutor()`; NIO: `loop.executor`), its method awaited from a task
 ///   on the global executor (each call hops there and back).
 /// - Tasks started from another thread: RunLoopKit `Task(executorPreference: loop)` (the
-///   loop as a `TaskExecutor`) against `Task.detached` on the global executor; latency from
-///   the sender's call to the task's first line, and CPU per task in a burst.
+///   loop as a `TaskExecutor`) against `Task(executorPreference:)` on a serial Dispatch
+///   queue's `TaskExecutor` (``DispatchTaskExecutor``) and `Task.detached` on the global
+///   executor; latency from the sender's call to the task's first line, and CPU per task
+///   in a burst.
 /// - Allocations per job, block, actor call or task: every thread's calls into malloc (and
 ///   its kin) during a burst of its own (a tenth of the CPU burst's jobs), divided by the
 ///   jobs, as SwiftNIO's CI counts allocations per operation (CLibevBench/alloccount.c
@@ -44,7 +46,6 @@ enum ExecutorJobs {
     static let taskUnavailable: [Peer: String] = [
         .libev: "no executor",
         .foundation: "RunLoop is no executor",
-        .dispatch: "Linux's Dispatch queues are no TaskExecutor",
         .nio: "measured as an actor's SerialExecutor (rows above)",
         .timerSequence: "a timer sequence runs no jobs",
     ]
@@ -75,7 +76,7 @@ enum ExecutorJobs {
                 actorCPU[peer, default: []].append(actorBurst(peer, jobs: plan.jobBurst).cpuPerJob)
                 actorAllocations[peer, default: []].append(actorBurst(peer, jobs: counted, countingAllocations: true).allocationsPerJob)
             }
-            for peer in plan.peers where [.runLoopKit, .taskSleep].contains(peer) {
+            for peer in plan.peers where [.runLoopKit, .dispatch, .taskSleep].contains(peer) {
                 let latency = Summary(taskLatencies(peer, samples: plan.wakeSamples))
                 taskMedians[peer, default: []].append(latency.median / 1e3)
                 taskCPU[peer, default: []].append(taskBurst(peer, jobs: plan.jobBurst).cpuPerJob)
@@ -99,7 +100,7 @@ enum ExecutorJobs {
                      unit: "ns", values: actorCPU, unavailable: actorUnavailable),
             Row.make(name, "allocations per actor call on the loop's SerialExecutor, \(counted.grouped) awaited in a row",
                      unit: "allocations", values: actorAllocations, unavailable: actorUnavailable),
-            Row.make(name, "task started from another thread → first line runs, latency median (RunLoopKit: Task(executorPreference: loop); Task.sleep column: Task.detached)",
+            Row.make(name, "task started from another thread → first line runs, latency median (RunLoopKit: Task(executorPreference: loop); Dispatch: Task(executorPreference:) on a serial queue's TaskExecutor; Task.sleep column: Task.detached)",
                      unit: "µs", values: taskMedians, unavailable: taskUnavailable),
             Row.make(name, "CPU per task started from another thread, \(plan.jobBurst.grouped) started back to back",
                      unit: "ns", values: taskCPU, unavailable: taskUnavailable),
@@ -310,6 +311,9 @@ enum ExecutorJobs {
             return ({ job in Task(executorPreference: loop) { job() } }, { loop.stop() })
         case .taskSleep:
             return ({ job in Task.detached { job() } }, {})
+        case .dispatch:
+            let executor = DispatchTaskExecutor()
+            return ({ job in Task(executorPreference: executor) { job() } }, {})
         default:
             fatalError("loop-bench jobs: \(peer.rawValue) starts no tasks")
         }
