@@ -1,6 +1,11 @@
+import Foundation
+
 /// Workload 3: 1,000 timers at a 0.2 s interval with random phases, with tolerance 0 and
 /// 0.1 s. Wakes per second (voluntary context switches of the process: every time a thread
 /// doing the work went to sleep; see ``ProcessWindow``), CPU %, and per-fire lateness.
+/// Each run is a child process of its own (``child(_:)``), so that the switches count only
+/// its threads, not those an earlier workload of the parent left parked (Dispatch's
+/// workers, NIO's loop thread).
 /// libev's nearest equivalent of tolerance is `ev_set_timeout_collect_interval`, Dispatch's
 /// is the leeway; CF on Linux and NIO have none.
 enum Coalescing {
@@ -8,9 +13,49 @@ enum Coalescing {
     static let count = 1_000
     static let interval = 0.2
 
-    static func measure(_ plan: Plan) -> [Row] {
+    /// One run's figures, as a child prints them.
+    struct Outcome: Codable {
+        var switchesPerSecond: Double
+        var firesPerSecond: Double
+        var cpuPercent: Double
+        /// Each fire's lateness (ns).
+        var lateness: [Double]
+    }
+
+    /// The timers' first fires, the same for every peer.
+    static func phases() -> [Double] {
         var random = SeededRandom(seed: 3)
-        let phases = (0..<count).map { _ in Double.random(in: 0.001...interval, using: &random) }
+        return (0..<count).map { _ in Double.random(in: 0.001...interval, using: &random) }
+    }
+
+    /// A child: `[peer key, tolerance, seconds]`; runs the timers here and prints the
+    /// ``Outcome`` as JSON.
+    static func child(_ arguments: [String]) {
+        guard arguments.count == 3, let peer = Peer(key: arguments[0]), let tolerance = Double(arguments[1]),
+              let seconds = Double(arguments[2]) else {
+            fatalError("loop-bench coalescing child: expected a peer, a tolerance and seconds, got \(arguments)")
+        }
+        let run = TimerRun(interval: interval, firstAfter: phases(), tolerance: tolerance, seconds: seconds)
+        let log = FireLog(capacity: Int(Double(count) / interval * (seconds + 1.5)))
+        let outcome = run.run(on: peer, log: log)
+        let result = Outcome(
+            switchesPerSecond: outcome.stats.switchesPerSecond, firesPerSecond: outcome.stats.firesPerSecond,
+            cpuPercent: outcome.stats.cpuPercent,
+            lateness: log.lateness(firstFire: outcome.firstFire, interval: Int64(interval * 1e9), slack: 1_000_000))
+        guard let json = try? JSONEncoder().encode(result) else { fatalError("loop-bench coalescing child: cannot encode") }
+        print(String(decoding: json, as: UTF8.self))
+    }
+
+    /// Runs `peer`'s timers with `tolerance` for `seconds` in a child process.
+    static func runInChild(_ peer: Peer, tolerance: Double, seconds: Double) -> Outcome {
+        let output = Children.run(name) { _ in [peer.key, String(tolerance), String(seconds)] }[0]
+        guard let outcome = try? JSONDecoder().decode(Outcome.self, from: Data(output.utf8)) else {
+            fatalError("loop-bench: a coalescing child printed \(output.prefix(200).debugDescription)")
+        }
+        return outcome
+    }
+
+    static func measure(_ plan: Plan) -> [Row] {
         var rows: [Row] = []
         for tolerance in [0.0, 0.1] {
             var wakes: [Peer: [Double]] = [:]
@@ -21,19 +66,14 @@ enum Coalescing {
             var beyond: [Peer: [Double]] = [:]
             var overshoot: [Peer: [Double]] = [:]
             var typicalOvershoot: [Peer: [Double]] = [:]
-            let run = TimerRun(interval: interval, firstAfter: phases, tolerance: tolerance,
-                               seconds: plan.coalescingSeconds)
-            let capacity = Int(Double(count) / interval * (plan.coalescingSeconds + 1.5))
             let label = tolerance == 0 ? "tolerance 0" : "tolerance 0.1 s"
             for _ in 0..<plan.repetitions {
                 for peer in plan.peers {
-                    let log = FireLog(capacity: capacity)
-                    let outcome = run.run(on: peer, log: log)
-                    let lateness = Summary(log.lateness(
-                        firstFire: outcome.firstFire, interval: Int64(interval * 1e9), slack: 1_000_000))
-                    wakes[peer, default: []].append(outcome.stats.switchesPerSecond)
-                    fires[peer, default: []].append(outcome.stats.firesPerSecond)
-                    cpu[peer, default: []].append(outcome.stats.cpuPercent)
+                    let outcome = runInChild(peer, tolerance: tolerance, seconds: plan.coalescingSeconds)
+                    let lateness = Summary(outcome.lateness)
+                    wakes[peer, default: []].append(outcome.switchesPerSecond)
+                    fires[peer, default: []].append(outcome.firesPerSecond)
+                    cpu[peer, default: []].append(outcome.cpuPercent)
                     lateMedian[peer, default: []].append(lateness.median / 1e3)
                     lateMax[peer, default: []].append(lateness.max / 1e3)
                     let allowed = tolerance * 1e9

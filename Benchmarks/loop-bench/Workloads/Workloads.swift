@@ -25,7 +25,7 @@ struct Workload: Sendable {
                  measure: Instructions.measure),
         Workload(name: Coalescing.name,
                  summary: "1,000 timers, 0.2 s interval, random phases, tolerance 0 and 0.1 s (libev: ev_set_timeout_collect_interval, Dispatch: leeway); wakes/s = voluntary context switches of the process (getrusage RUSAGE_SELF), CPU %, lateness.",
-                 measure: Coalescing.measure),
+                 measure: Coalescing.measure, child: Coalescing.child),
         Workload(name: Precision.name,
                  summary: "one 10 ms repeating timer; lateness after each scheduled fire.",
                  measure: Precision.measure),
