@@ -85,6 +85,9 @@ public final class EVTimer: @unchecked Sendable {
         alignmentOffsetNanos: Int64?, label: String?, loopReleased: (@Sendable () -> Void)? = nil,
         block: @escaping @Sendable (EVTimer) -> Void
     ) {
+        // First: the block's reference is then moved into the timer, where after the atomic
+        // the compiler retained it for the store and released the argument.
+        sequence = Self.counter.wrappingAdd(1, ordering: .relaxed).newValue  // one `lock xadd` (2^64 timers never wrap)
         self.repeats = repeats
         self.intervalNanos = intervalNanos
         let extras = label == nil && alignmentOffsetNanos == nil && loopReleased == nil && toleranceNanos == 0
@@ -94,7 +97,6 @@ public final class EVTimer: @unchecked Sendable {
                 toleranceNanos: toleranceNanos))
         extrasAddress = Atomic(extras.map { UInt(bitPattern: $0.toOpaque()) } ?? 0)
         self.block = block
-        sequence = Self.counter.wrappingAdd(1, ordering: .relaxed).newValue  // one `lock xadd` (2^64 timers never wrap)
         self.start = start
     }
 
