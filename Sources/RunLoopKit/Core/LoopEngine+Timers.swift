@@ -26,9 +26,11 @@ extension LoopEngine {
         for state in resolved.states { insert(timer, into: state) }
     }
 
-    // Inlined by hand, as `resolveStart` and `TimerQueue.place`: fewer instructions per
-    // create + add (PROFILING.md, "Tricks and what they earn").
-    @inline(__always)
+    // One call with the queue's insert inlined in it, where the add's mode cache reached
+    // it through a closure (`_withUnsafeGuaranteedRef`, too large to inline) that then called
+    // the queue: fewer instructions per create + add (PROFILING.md, "Tricks and what they
+    // earn").
+    @inline(never)
     func insert(_ timer: EVTimer, into state: ModeState) {
         guard timer.place(in: state) == nil else { return }
         timer.appendPlace(TimerPlace(state: state, slot: state.timers.insert(timer)))
