@@ -36,6 +36,11 @@ struct CycleClock {
     /// the most ticks ``estimate(at:)`` extrapolates (a second's, below 2^32); 0 for none.
     private var nanosPerTickFixed: UInt64 = 0
     private var estimateTicks: UInt64 = 0
+    /// For ``upperBound(lateBy:)``, in integers: the latest rate (+1/256) as ns per tick ×
+    /// 2^32, rounded up (0 for none), and what the margin and the anchor's read take from a
+    /// slack (ns, rounded up; a read of unknown length takes more than any slack).
+    private var latestNanosPerTickFixed: UInt64 = 0
+    private var slackTaken: Int64 = 1 << 40
 
     private static let longestExtrapolation = 1e9
     /// What the bounds add on each side (ns).
@@ -61,14 +66,16 @@ struct CycleClock {
     mutating func anchor(nanos: Int64, ticksBefore before: UInt64, ticksAfter after: UInt64) {
         (anchorNanos, anchorTicks) = (nanos, before)
         let nanosPerTick = rate.nanosPerTick
+        (latestNanosPerTick, earliestNanosPerTick) = (nanosPerTick * (1 + 1.0 / 256), nanosPerTick * (1 - 1.0 / 256))
         if nanosPerTick > 0 && nanosPerTick < 1_000 {
             nanosPerTickFixed = UInt64(nanosPerTick * 4_294_967_296)
             estimateTicks = UInt64(min(Self.longestExtrapolation / nanosPerTick, 4_294_967_295))
+            latestNanosPerTickFixed = UInt64((latestNanosPerTick * 4_294_967_296).rounded(.up))
         } else {
-            (nanosPerTickFixed, estimateTicks) = (0, 0)
+            (nanosPerTickFixed, estimateTicks, latestNanosPerTickFixed) = (0, 0, 0)
         }
-        (latestNanosPerTick, earliestNanosPerTick) = (nanosPerTick * (1 + 1.0 / 256), nanosPerTick * (1 - 1.0 / 256))
         anchorSpread = after >= before ? Double(after - before) * nanosPerTick : .infinity
+        slackTaken = anchorSpread < 1e12 ? Int64(Self.margin + anchorSpread.rounded(.up)) : 1 << 40
     }
 
     /// The counter now, for the questions below: one reading can serve several.
@@ -123,13 +130,17 @@ struct CycleClock {
     /// the anchor's read (the bound extrapolates from the counter read before it, the clock
     /// may have read at its end), plus 1/200 of the time extrapolated (the rate's 1/256, its
     /// measurement's 1/4096, NTP's 500 ppm).
+    ///
+    /// In integers, as ``estimate(at:)``: the ticks since the anchor (under a second's, so the
+    /// product fits) times the latest rate in fixed point, rounded up.
     @inline(__always)
     func upperBound(lateBy slack: Int64) -> Int64? {
+        let elapsed = clibev_ticks() &- anchorTicks
+        guard elapsed < estimateTicks else { return nil }  // 0 with no rate
+        let (high, low) = elapsed.multipliedFullWidth(by: latestNanosPerTickFixed)
+        let latest = Int64(truncatingIfNeeded: (high &<< 32) | (low &>> 32)) &+ 1
         // `margin + spread + latest / 200 <= slack`, multiplied out: no division on an add's path.
-        guard let latest = latestElapsed(at: clibev_ticks()),
-              latest <= (Double(slack) - Self.margin - anchorSpread) * 200 else {
-            return nil
-        }
-        return anchorNanos &+ Int64(latest + Self.margin)
+        guard latest <= (min(slack, 1 << 40) &- slackTaken) &* 200 else { return nil }
+        return anchorNanos &+ latest &+ Int64(Self.margin)
     }
 }

@@ -245,8 +245,16 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// close; otherwise the clock, read, which anchors the bounds of the calls after it (so a
     /// burst of adds reads the clock once, then again when the anchor is too old).
     func now(lateBy slack: Int64) -> EVRunLoop.Instant {
-        let nanos = cycles.upperBound(lateBy: slack) ?? cycles.read()
-        latestLateNow = max(latestLateNow, nanos)
+        guard let bound = cycles.upperBound(lateBy: slack) else { return lateNowFromClock() }
+        latestLateNow = max(latestLateNow, bound)
+        return EVRunLoop.Instant(nanoseconds: latestLateNow)
+    }
+
+    /// ``now(lateBy:)`` from a clock reading: out of line, so that the bound's path saves no
+    /// registers for its calls.
+    @inline(never)
+    private func lateNowFromClock() -> EVRunLoop.Instant {
+        latestLateNow = max(latestLateNow, cycles.read())
         return EVRunLoop.Instant(nanoseconds: latestLateNow)
     }
 

@@ -10,6 +10,8 @@ extension LoopEngine {
     /// The add itself, once ``add(_:forMode:)-(EVTimer,_)`` made this loop the timer's own.
     /// An invalidate that comes later (even during this call) finds the loop and removes the
     /// timer; one that came first, while the add was in the inbox, makes this a no-op.
+    // Inlined by hand into `EVRunLoop.add` (PROFILING.md, "Tricks and what they earn").
+    @inline(__always)
     func addOnLoopThread(_ timer: EVTimer, forMode mode: Mode) {
         guard timer.isValid else { return }
         resolveStart(of: timer)
@@ -26,9 +28,11 @@ extension LoopEngine {
         for state in resolved.states { insert(timer, into: state) }
     }
 
-    // Inlined by hand, as `resolveStart` and `TimerQueue.place`: fewer instructions per
-    // create + add (PROFILING.md, "Tricks and what they earn").
-    @inline(__always)
+    // One call with the queue's insert inlined in it, where the add's mode cache reached
+    // it through a closure (`_withUnsafeGuaranteedRef`, too large to inline) that then called
+    // the queue: fewer instructions per create + add (PROFILING.md, "Tricks and what they
+    // earn").
+    @inline(never)
     func insert(_ timer: EVTimer, into state: ModeState) {
         guard timer.place(in: state) == nil else { return }
         timer.appendPlace(TimerPlace(state: state, slot: state.timers.insert(timer)))

@@ -5,8 +5,9 @@ import Synchronization
 /// timer's or source's own lock).
 ///
 /// One atomic word, no lock: the address of the owning loop's ``LoopShared`` (0 before the
-/// first add; stored once, retained by the link and released in its `deinit`), with bit 0
-/// set once invalidated (an object's address has its low bits clear). ``claim(for:)``
+/// first add; stored once, held by the link through ``LoopShared/linked()`` and let go of
+/// in its `deinit`), with bit 0 set once invalidated (an object's address has its low bits
+/// clear). ``claim(for:)``
 /// changes the word with one read-modify-write, and so does an invalidate of an unclaimed
 /// word; once claimed, the word can only gain the invalid bit, which a timer's invalidate
 /// sets with a plain store (see ``invalidate(from:)``). Each invalidate is thus ordered with
@@ -34,7 +35,7 @@ struct LoopLink: ~Copyable, Sendable {
         case invalidated, otherLoop
     }
 
-    /// The address of the owning loop's shared state (kept alive by the link's reference), and the
+    /// The address of the owning loop's shared state (kept alive by the link's hold), and the
     /// invalid bit.
     /// (`AtomicLazyReference` could hold the address, but its generic calls are not
     /// inlined here: an add then costs more instructions, PROFILING.md.)
@@ -42,7 +43,7 @@ struct LoopLink: ~Copyable, Sendable {
     private static let invalidBit: UInt = 1
 
     deinit {
-        Self.shared(in: word.load(ordering: .acquiring))?.release()
+        Self.shared(in: word.load(ordering: .acquiring))?._withUnsafeGuaranteedRef { $0.unlinked() }
     }
 
     var isValid: Bool { word.load(ordering: .acquiring) & Self.invalidBit == 0 }
@@ -61,14 +62,16 @@ struct LoopLink: ~Copyable, Sendable {
     /// another loop is (a loop that claimed it and is gone since still counts: an object
     /// serves one loop only, as in CF). (`shared` unmanaged: as a reference, it costs a
     /// retain and a release per add.)
+    // Inlined by hand (PROFILING.md, "Tricks and what they earn").
+    @inline(__always)
     func claim(for shared: Unmanaged<LoopShared>) -> Claim {
         let mine = UInt(bitPattern: shared.toOpaque())
         let current = word.load(ordering: .acquiring)
         guard current == 0 else { return Self.claim(found: current, mine: mine) }
-        _ = shared.retain()  // the link's reference, taken before the address is published
+        shared._withUnsafeGuaranteedRef { $0.linked() }  // the link's hold, taken before the address is published
         let (exchanged, found) = word.compareExchange(expected: 0, desired: mine, ordering: .acquiringAndReleasing)
         if exchanged { return .claimed(isFirst: true) }
-        shared.release()  // an invalidate or another claim came first
+        shared._withUnsafeGuaranteedRef { $0.unlinked() }  // an invalidate or another claim came first
         return Self.claim(found: found, mine: mine)
     }
 

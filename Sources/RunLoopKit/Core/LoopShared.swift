@@ -32,6 +32,28 @@ final class LoopShared: Sendable {
     let plannedWake = Atomic<Int64>(.min)
     /// Runs in progress (nested ones included); a stop with none in progress is dropped (``EVRunLoop/stop()``).
     let activeRuns = Atomic<Int>(0)
+
+    /// How many ``LoopLink``s hold this state. They hold it through one reference, taken
+    /// when the count leaves 0 and let go of when it comes back: a claim then costs one
+    /// atomic add, not a call of `swift_retain` (PROFILING.md, "Tricks and what they earn").
+    /// Each count leaving 0 retains once and each coming back releases once, so the two
+    /// balance in any interleaving; a link is only counted in (``linked()``) by a caller
+    /// that holds the state (the loop adding to itself), so that the state is alive then.
+    private let links = Atomic<Int>(0)
+
+    /// Counts a link in; the caller holds the state.
+    @inline(__always)
+    func linked() {
+        if links.wrappingAdd(1, ordering: .relaxed).oldValue == 0 { _ = Unmanaged.passUnretained(self).retain() }
+    }
+
+    /// Counts a link out (it no longer reads the state).
+    @inline(__always)
+    func unlinked() {
+        if links.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
+            Unmanaged.passUnretained(self).release()
+        }
+    }
 }
 
 /// A weak reference to a loop: the shared state's one reference to its loop, and

@@ -89,7 +89,9 @@ struct TimerQueue {
         }
     }
 
-    /// Queues `timer` (retaining it) and returns its slot.
+    /// Queues `timer` (retaining it) and returns its slot. (Inlined in its one caller,
+    /// ``LoopEngine/insert(_:into:)``.)
+    @inline(__always)
     mutating func insert(_ timer: EVTimer) -> Int32 {
         let record = TimerRecord(timer: .passRetained(timer))
         let slot: Int32

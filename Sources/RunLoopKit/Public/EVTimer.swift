@@ -85,6 +85,9 @@ public final class EVTimer: @unchecked Sendable {
         alignmentOffsetNanos: Int64?, label: String?, loopReleased: (@Sendable () -> Void)? = nil,
         block: @escaping @Sendable (EVTimer) -> Void
     ) {
+        // First: the block's reference is then moved into the timer, where after the atomic
+        // the compiler retained it for the store and released the argument.
+        sequence = Self.counter.wrappingAdd(1, ordering: .relaxed).newValue  // one `lock xadd` (2^64 timers never wrap)
         self.repeats = repeats
         self.intervalNanos = intervalNanos
         let extras = label == nil && alignmentOffsetNanos == nil && loopReleased == nil && toleranceNanos == 0
@@ -94,7 +97,6 @@ public final class EVTimer: @unchecked Sendable {
                 toleranceNanos: toleranceNanos))
         extrasAddress = Atomic(extras.map { UInt(bitPattern: $0.toOpaque()) } ?? 0)
         self.block = block
-        sequence = Self.counter.wrappingAdd(1, ordering: .relaxed).newValue  // one `lock xadd` (2^64 timers never wrap)
         self.start = start
     }
 
@@ -264,8 +266,22 @@ public final class EVTimer: @unchecked Sendable {
 
     /// `seconds` in whole nanoseconds, to the nearest (ties away from zero), for finite
     /// `seconds` within ±9e9.
+    ///
+    /// `rounded()` is a call of libm's `round` on x86-64 without SSE4.1; this is the same
+    /// rounding in a few instructions (PROFILING.md, "Tricks and what they earn"). The
+    /// product truncated toward zero is a whole `Double`, so the fraction left is exact, in
+    /// (-1, 1); `fraction - 0.5` and `-0.5 - fraction` are exact too, and +0 at a tie, so
+    /// their sign bits are clear exactly when the product rounds away from zero: no branch
+    /// for random fractions to mispredict. (From 2^52 on, the product is whole and its
+    /// fraction 0.)
+    @inline(__always)
     static func nanoseconds(_ seconds: Double) -> Int64 {
-        Int64((seconds * 1e9).rounded())
+        let product = seconds * 1e9
+        let whole = Int64(product)
+        let fraction = product - Double(whole)
+        let up = Int64(bitPattern: ~(fraction - 0.5).bitPattern >> 63)
+        let down = Int64(bitPattern: ~(-0.5 - fraction).bitPattern >> 63)
+        return whole &+ up &- down
     }
 
     static func checkedTolerance(nanos: Int64, call: String) -> Int64 {
