@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
@@ -205,6 +207,23 @@ int clibev_child_wait(pid_t pid, int pidfd, int peek, int *code, int *status) {
     *code = info.si_code;
     *status = info.si_status;
     return 1;
+}
+
+int clibev_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int clibev_epoll_add(int epoll, int fd, uint32_t events) {
+    struct epoll_event event;
+    memset(&event, 0, sizeof event);
+    event.events = events;
+    event.data.fd = fd;
+    return epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event);
+}
+
+int clibev_signalfd(int signum) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, signum);
+    return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 }
 
 int64_t clibev_monotonic_ns(void) {

@@ -112,6 +112,19 @@ int clibev_pidfd_open(pid_t pid);
 /// EINVAL from `P_PIDFD` before Linux 5.4).
 int clibev_child_wait(pid_t pid, int pidfd, int peek, int *code, int *status);
 
+/// Descriptor identity and the epoll calls Swift's Glibc module lacks.
+///
+/// `epoll_create1(EPOLL_CLOEXEC)`: a new epoll instance, or -1 with errno set.
+int clibev_epoll_create(void);
+/// `epoll_ctl(EPOLL_CTL_ADD)` of `fd` to `epoll` for `events` (`EPOLLIN` is 1, `EPOLLOUT` 4;
+/// 0 for none: only the implicit `EPOLLERR`/`EPOLLHUP`). Returns 0, or -1 with errno set
+/// (EEXIST: this open file is registered under this number already; EPERM: the file
+/// cannot be polled, such as a regular file).
+int clibev_epoll_add(int epoll, int fd, uint32_t events);
+/// `signalfd(-1, {signum}, SFD_NONBLOCK | SFD_CLOEXEC)`: a descriptor readable while
+/// `signum` is pending for the reading thread or the process, or -1 with errno set.
+int clibev_signalfd(int signum);
+
 /// `clock_gettime(CLOCK_MONOTONIC)` in nanoseconds.
 int64_t clibev_monotonic_ns(void);
 /// `clock_gettime(CLOCK_REALTIME)` in nanoseconds since 1970.

@@ -11,6 +11,12 @@ extension LoopEngine: BackendEvents {
     /// own (an invalidate that comes later finds the loop and removes the source).
     func addOnLoopThread(_ source: EVSource, forMode mode: Mode) {
         guard source.isValid else { return }
+        if let fd = source.kind.fileDescriptor, source.registryEntry == .unregistered,
+           source.descriptorFailure() == nil {
+            // From here on the open file itself is checked, not its inode (which the
+            // anonymous-inode kinds share).
+            source.registryEntry = watches.identities.register(fd)
+        }
         if let number = source.caughtSignal, source.watchToken < 0 {
             source.watchToken = watches.claim(source)
             backend.watch(.signal(number), token: source.watchToken)
@@ -75,7 +81,7 @@ extension LoopEngine: BackendEvents {
     private func arm(_ source: EVSource, in state: ModeState) {
         guard source.watchToken < 0, source.isValid, !source.isPaused, let fd = source.fileDescriptor else { return }
         // libev aborts on a closed descriptor; a reused number would watch a stranger's file.
-        if let failure = source.descriptorFailure() {
+        if let failure = staleness(of: source) {
             fail(source, with: failure, in: state)
             return
         }
@@ -99,10 +105,49 @@ extension LoopEngine: BackendEvents {
     /// is caught by its own check, in ``arm(_:in:)``.)
     private func failStaleWatches(of fd: Int32, in state: ModeState) {
         for source in watches.sources where source.fileDescriptor == fd {
-            guard let failure = source.descriptorFailure() else { continue }
-            unwatch(source)
+            guard let failure = staleness(of: source) else { continue }
             fail(source, with: failure, in: state)
         }
+    }
+
+    /// Why the loop must not watch `source`'s descriptor, nor run its callout, now: the
+    /// descriptor was closed, or its number names another file than the source's; nil when
+    /// it still names the source's file. A descriptor source the loop registered
+    /// (``DescriptorRegistry``) costs one `epoll_ctl` call, any kind of file told apart; other
+    /// sources, and files epoll refuses, compare `fstat`'s device and inode.
+    func staleness(of source: EVSource) -> Error? {
+        guard let fd = source.kind.fileDescriptor, case .generation(let generation) = source.registryEntry else {
+            return source.descriptorFailure()
+        }
+        switch watches.identities.check(fd, generation: generation) {
+        case .same: return nil
+        case .closed: return EVSource.closedError(fd)
+        case .reused: return EVSource.reusedError(fd)
+        }
+    }
+
+    /// Whether `source` may fire now: a descriptor source whose descriptor was closed
+    /// (and its number perhaps reused) after the wait reported it ready fails instead, as
+    /// in ``arm(_:in:)``: its callout would act on whatever file now has the number.
+    private func mayFire(_ source: EVSource, in state: ModeState) -> Bool {
+        guard source.kind.fileDescriptor != nil, let failure = staleness(of: source) else { return true }
+        fail(source, with: failure, in: state)
+        return false
+    }
+
+    /// ``EVSource/checksInvalidateBeforeClose``'s check after each wait: every watched
+    /// descriptor still names its source's file.
+    private func checkWatchedDescriptors() {
+        for source in watches.sources where source.kind.fileDescriptor != nil {
+            if let failure = staleness(of: source) { reportClosedUnderSource(source, failure) }
+        }
+    }
+
+    /// Stops the program: `source`'s descriptor was closed while the source was in the loop
+    /// (``EVSource/checksInvalidateBeforeClose``).
+    private func reportClosedUnderSource(_ source: EVSource, _ failure: Error) -> Never {
+        misuse("EVSource \(source.label.map { "'\($0)' " } ?? "")\(failure.call) while the source was in a loop: "
+            + "invalidate a descriptor source before closing its descriptor (EVSource.checksInvalidateBeforeClose)")
     }
 
     /// Watches exactly the descriptors of the mode about to run: a descriptor that becomes
@@ -181,6 +226,7 @@ extension LoopEngine: BackendEvents {
     /// Ready sources of other modes stay ready until one of their modes runs. A child source
     /// fires only once its child exited (and was reaped: ``EVSource/takeChildExit()``).
     func fireKernelSources(_ state: ModeState, stopAfterSource: Bool) -> Bool {
+        if EVSource.checksInvalidateBeforeClose { checkWatchedDescriptors() }
         guard !readySources.isEmpty else { return false }
         if readySources.count == 1 { return fireOnlyReadySource(state) }
         var due: [(source: EVSource, sequence: UInt64)] = []
@@ -199,7 +245,8 @@ extension LoopEngine: BackendEvents {
         for (source, _) in due where source.isReady && source.isValid {
             source.isReady = false
             taken = true
-            guard source.takeChildExit() else { continue }  // a SIGCHLD for another child
+            // A descriptor closed since the wait, or a SIGCHLD for another child: no callout.
+            guard mayFire(source, in: state), source.takeChildExit() else { continue }
             fire(source)
             handled = true
             if stopAfterSource { break }
@@ -227,7 +274,8 @@ extension LoopEngine: BackendEvents {
             return false
         }
         source.isReady = false
-        guard source.takeChildExit() else { return false }  // a SIGCHLD for another child
+        // A descriptor closed since the wait, or a SIGCHLD for another child: no callout.
+        guard mayFire(source, in: state), source.takeChildExit() else { return false }
         fire(source)
         return true
     }
@@ -285,6 +333,9 @@ extension LoopEngine: BackendEvents {
     /// A descriptor that cannot be watched: the source is invalidated with `error`, and its
     /// handler is called once, in this mode's next blocks phase (before the loop sleeps).
     private func fail(_ source: EVSource, with error: Error, in state: ModeState) {
+        if EVSource.checksInvalidateBeforeClose && source.kind.fileDescriptor != nil {
+            reportClosedUnderSource(source, error)
+        }
         source.error = error
         source.disownDescriptor()
         source.invalidate()

@@ -13,11 +13,15 @@ import Synchronization
 ///   level-triggered, so a handler that does not drain the descriptor is called again.
 ///   Readiness is only watched while a mode holding the source runs. Invalidate the source
 ///   before closing its descriptor (or let the source close it: `closesDescriptor`). A
-///   descriptor found closed, or closed and its number reused by another file, when the
-///   loop starts watching it is never handed to libev: the source is invalidated and its
-///   handler called once with ``error`` set. So is a watched source whose descriptor was
-///   closed when another source of the loop starts watching the file that took its number:
-///   it never fires for that file.
+///   descriptor found closed, or closed and its number reused by another file of any kind
+///   (anonymous-inode kinds included: eventfd, timerfd, signalfd, inotify, epoll, pidfd),
+///   when the loop starts watching it or is about to call the handler, is never handed to
+///   libev nor called for: the source is invalidated and its handler called once with
+///   ``error`` set. So is a watched source whose descriptor was closed when another source
+///   of the loop starts watching the file that took its number. What the kernel cannot
+///   tell apart (a regular file reopened at its number; a close by another thread during
+///   the callout) is listed in the DescriptorAndSignalSources article;
+///   ``checksInvalidateBeforeClose`` makes the rule checkable.
 /// - Signal: the handler runs on the loop's thread after the signal arrived, never inside
 ///   the signal handler. The signal is caught from ``EVRunLoop/add(_:forMode:)-(EVSource,_)``
 ///   until ``invalidate()``, whichever mode runs, and delivered when a mode holding it runs.
@@ -129,8 +133,11 @@ public final class EVSource: @unchecked Sendable {
     /// The mode states that hold the source. Loop thread only.
     @exclusivity(unchecked) var modes: [ModeState] = []
     /// For a descriptor source: the file it was made for (device and inode), to notice
-    /// that its number now names another file.
+    /// that its number now names another file until its loop registers it.
     private let descriptorIdentity: (device: UInt, inode: UInt)?
+    /// A descriptor source's file as its loop's ``DescriptorRegistry`` knows it, from the
+    /// add on: checked in place of the device and inode. Loop thread only.
+    @exclusivity(unchecked) var registryEntry = DescriptorRegistry.Entry.unregistered
     /// Whether ``invalidate()`` closes the descriptor (a child source's pidfd, always).
     private let closesDescriptor: Bool
     /// A child source's pidfd, watched for readability (the child exited); -1 for other
@@ -139,9 +146,9 @@ public final class EVSource: @unchecked Sendable {
     private let descriptorClosed = Atomic<Bool>(false)
 
     /// Why a descriptor source stopped: set (and the source invalidated) when its descriptor
-    /// was found closed, or reused by another file, as the loop went to watch it (or went
-    /// to watch that other file with another source); the
-    /// handler is then called once so that it can see it. Nil otherwise. Loop thread only.
+    /// was found closed, or reused by another file, as the loop went to watch it or to call
+    /// the handler (or went to watch that other file with another source); the handler is
+    /// then called once so that it can see it. Nil otherwise. Loop thread only.
     public internal(set) var error: EVRunLoop.Error?
 
     /// A file source's inotify instance and what it collected; nil for other kinds.
@@ -258,7 +265,12 @@ public final class EVSource: @unchecked Sendable {
     ///
     /// Invalidate the source before closing the descriptor, or pass `closesDescriptor: true`
     /// to let the source own it: ``invalidate()`` (or the source's release) then closes it,
-    /// after the loop stopped watching it.
+    /// after the loop stopped watching it. A descriptor closed under the source (and its
+    /// number perhaps taken by another file) makes the loop invalidate the source and call
+    /// the handler once with ``error`` set, never for the other file, where the kernel
+    /// lets it tell: from the add on, by the open file itself (epoll's registration key);
+    /// before the add, and for files epoll refuses (regular files), by device and inode
+    /// only. ``checksInvalidateBeforeClose`` stops the program instead, to find the close.
     ///
     /// - Parameters:
     ///   - fileDescriptor: an open descriptor.
@@ -297,14 +309,41 @@ public final class EVSource: @unchecked Sendable {
     /// names another file); nil when it may.
     func descriptorFailure() -> EVRunLoop.Error? {
         guard let fd = fileDescriptor, let expected = descriptorIdentity else { return nil }
-        guard let now = Self.identity(of: fd) else {
-            return EVRunLoop.Error(call: "EVSource(fileDescriptor: \(fd)): the descriptor was closed", errno: errno)
-        }
-        guard now == expected else {
-            return EVRunLoop.Error(
-                call: "EVSource(fileDescriptor: \(fd)): the descriptor was closed and its number reused", errno: EBADF)
-        }
-        return nil
+        guard let now = Self.identity(of: fd) else { return Self.closedError(fd, errno: errno) }
+        return now == expected ? nil : Self.reusedError(fd)
+    }
+
+    /// The ``error`` of a source whose descriptor `fd` was found closed.
+    static func closedError(_ fd: Int32, errno code: Int32 = EBADF) -> EVRunLoop.Error {
+        EVRunLoop.Error(call: "EVSource(fileDescriptor: \(fd)): the descriptor was closed", errno: code)
+    }
+
+    /// The ``error`` of a source whose descriptor `fd` was found closed and its number
+    /// naming another file.
+    static func reusedError(_ fd: Int32) -> EVRunLoop.Error {
+        EVRunLoop.Error(call: "EVSource(fileDescriptor: \(fd)): the descriptor was closed and its number reused",
+                        errno: EBADF)
+    }
+
+    private static let invalidateBeforeCloseChecked = Atomic<Bool>(false)
+
+    /// Whether the program stops, with a message naming the source, when a descriptor
+    /// source's descriptor is found closed while the source is in a loop: the rule
+    /// "invalidate a descriptor source before closing its descriptor" made checkable, for
+    /// tests and debug builds. Off by default. Safe from any thread.
+    ///
+    /// While it is off, such a source is invalidated and its handler called once with
+    /// ``error`` set, where the loop can tell (see ``init(fileDescriptor:for:closesDescriptor:label:handler:)``).
+    /// While it is on, the same finding stops the program instead, and every pass also
+    /// checks each watched descriptor after its wait (one system call each), so that a
+    /// descriptor closed under a source is reported at the next pass even if no file took
+    /// its number, and a number that changed hands during a callout is reported after it.
+    ///
+    /// CF, libev, GLib and sd-event have no counterpart: each leaves a descriptor closed
+    /// under its watch undefined (libev: `ev_io` on a closed descriptor aborts).
+    public static var checksInvalidateBeforeClose: Bool {
+        get { invalidateBeforeCloseChecked.load(ordering: .relaxed) }
+        set { invalidateBeforeCloseChecked.store(newValue, ordering: .relaxed) }
     }
 
     /// The descriptor the loop watches while a mode holding the source runs: a descriptor

@@ -1,0 +1,84 @@
+internal import CLibev
+import Glibc
+
+/// Tells whether a descriptor number still names the open file a loop first saw there,
+/// for every kind of file epoll accepts: pipes, sockets, and the anonymous-inode kinds
+/// (eventfd, timerfd, signalfd, inotify, epoll, pidfd) that share one inode, so that
+/// `fstat` cannot tell one from another.
+///
+/// It keeps an epoll instance of its own, in which each descriptor it is shown is
+/// registered (for no events). The kernel keys a registration on the pair (open file,
+/// number) and drops it when that open file ends, so adding the number again answers the
+/// question: `EEXIST` if the file registered under it is the one there now, success if
+/// the number names a file not seen under it. A count per number of the files seen there
+/// (the generation) tells apart two files that were each registered under it. The
+/// registrations hold no reference to a file: a closed file is not kept open. Files epoll
+/// refuses (regular files, directories; `EPERM`) are left to `fstat`'s device and inode.
+///
+/// The corresponding libev mechanism is `ev_epoll.c`'s generation counter per descriptor,
+/// which tells its own stale events from current ones; GLib, sd-event and libuv have no
+/// such check (they require the watch to end before the close).
+///
+/// Used on the loop's thread only: one per loop (in its ``WatchTable``).
+final class DescriptorRegistry {
+    /// What the registry answered for a descriptor.
+    enum Entry: Equatable {
+        /// Not shown to the registry yet.
+        case unregistered
+        /// Registered: the generation of its number that it is.
+        case generation(UInt64)
+        /// epoll refuses the file (or the registry could not be made): `fstat` decides.
+        case refused
+    }
+
+    /// Whether the number still names the registered file.
+    enum Match {
+        case same
+        case closed
+        case reused
+    }
+
+    /// The epoll instance, made at the first registration; -1 before, or if it could not be.
+    private var epoll: Int32 = -1
+    /// Per descriptor number, how many files were registered under it.
+    private var generations: [UInt64] = []
+
+    deinit {
+        if epoll >= 0 { close(epoll) }
+    }
+
+    /// Registers the file that `fd` names now.
+    func register(_ fd: Int32) -> Entry {
+        if epoll < 0 {
+            epoll = clibev_epoll_create()
+            if epoll < 0 { return .refused }
+        }
+        switch add(fd) {
+        case 0, EEXIST: return .generation(generations[Int(fd)])
+        default: return .refused
+        }
+    }
+
+    /// Whether `fd` still names the file registered as `generation`: one `epoll_ctl` call.
+    func check(_ fd: Int32, generation: UInt64) -> Match {
+        switch add(fd) {
+        case EEXIST: generations[Int(fd)] == generation ? .same : .reused
+        case EBADF: .closed
+        default: .reused  // added: a file not registered under this number; refused: not the file
+        }
+    }
+
+    /// Adds `fd` to the epoll instance; a file new under its number gets the next
+    /// generation. Returns 0 or the errno.
+    private func add(_ fd: Int32) -> Int32 {
+        let index = Int(fd)
+        if index >= generations.count {
+            generations.append(contentsOf: repeatElement(0, count: index + 1 - generations.count))
+        }
+        guard clibev_epoll_add(epoll, fd, 0) != 0 else {
+            generations[index] &+= 1
+            return 0
+        }
+        return Glibc.errno
+    }
+}
