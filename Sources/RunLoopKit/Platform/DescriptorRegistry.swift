@@ -38,10 +38,12 @@ final class DescriptorRegistry {
         case reused
     }
 
+    // Both skip Swift's dynamic exclusivity checks (read before every descriptor callout):
+    // they are used on the loop's thread only, and no access spans a call out of this type.
     /// The epoll instance, made at the first registration; -1 before, or if it could not be.
-    private var epoll: Int32 = -1
+    @exclusivity(unchecked) private var epoll: Int32 = -1
     /// Per descriptor number, how many files were registered under it.
-    private var generations: [UInt64] = []
+    @exclusivity(unchecked) private var generations: [UInt64] = []
 
     deinit {
         if epoll >= 0 { close(epoll) }
