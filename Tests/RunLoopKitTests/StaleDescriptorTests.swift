@@ -279,4 +279,17 @@ struct StaleDescriptorTests {
             exit(read(fds[1], &byte, 1) == 0 ? 0 : 4)  // end of file: the peer is gone
         }
     }
+
+    @Test("descriptorIsCurrent tells an eventfd from the eventfd that took its number")
+    func descriptorIsCurrentSeesReuse() async {
+        await #expect(processExitsWith: .success) {
+            let loop = currentLoopOfThisThread()
+            let fd = clibev_eventfd_create()
+            let source = try! EVSource(fileDescriptor: fd) { _ in }
+            loop.add(source, forMode: .default)
+            guard source.descriptorIsCurrent else { exit(2) }
+            guard dup2(clibev_eventfd_create(), fd) == fd else { exit(3) }  // closes the source's eventfd
+            exit(source.descriptorIsCurrent ? 4 : 0)
+        }
+    }
 }

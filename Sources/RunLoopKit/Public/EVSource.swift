@@ -346,6 +346,17 @@ public final class EVSource: @unchecked Sendable {
         set { invalidateBeforeCloseChecked.store(newValue, ordering: .relaxed) }
     }
 
+    /// Whether this descriptor source's descriptor still names the open file the source was
+    /// made for, checked as the loop checks it before each callout (one system call once
+    /// the source is added; device and inode before, and for regular files). For the GLib
+    /// host, which keeps a source per GLib descriptor from one GLib query to the next and
+    /// must notice a number that another file took. Loop thread only.
+    package var descriptorIsCurrent: Bool {
+        guard let loop else { return descriptorFailure() == nil }
+        require(loop.isOwnerThread, "EVSource.descriptorIsCurrent: called off the loop's thread")
+        return loop.engine.staleness(of: self) == nil
+    }
+
     /// The descriptor the loop watches while a mode holding the source runs: a descriptor
     /// source's, a file source's inotify instance, or a child source's pidfd.
     var fileDescriptor: Int32? { pidfd >= 0 ? pidfd : kind.fileDescriptor ?? fileWatch?.descriptor }
