@@ -10,10 +10,10 @@ let package = Package(
         // actor's executor, and Task.sleep on a loop's coalescing timers.
         .library(name: "RunLoopKitExperimental", targets: ["RunLoopKitExperimental"]),
         // A small dependency-free SVG line-chart writer: the examples' --plot, and the benchmark.
-        .library(name: "SVGPlot", targets: ["SVGPlot"]),
+        .library(name: "RunLoopKitSVGPlot", targets: ["RunLoopKitSVGPlot"]),
         // A trace drawn as an SVG timeline of its passes: pass-trace --svg, the examples'
         // --trace-svg. RunLoopKit itself draws nothing.
-        .library(name: "TraceTimeline", targets: ["TraceTimeline"]),
+        .library(name: "RunLoopKitTraceTimeline", targets: ["RunLoopKitTraceTimeline"]),
         // GLib both ways: a GMainContext hosted in a loop's modes, a loop attached to a
         // GMainContext as a GSource. Only this product needs GLib.
         .library(name: "RunLoopKitGLib", targets: ["RunLoopKitGLib"]),
@@ -37,41 +37,41 @@ let package = Package(
     ],
     targets: [
         // libev's module map plus the C shim for its watcher macros and timerfd.
-        .target(name: "CLibev"),
+        .target(name: "CRunLoopKitLibev"),
         .target(
             name: "RunLoopKit",
-            dependencies: ["CLibev"]
+            dependencies: ["CRunLoopKitLibev"]
         ),
-        .target(name: "SVGPlot"),
-        .target(name: "TraceTimeline", dependencies: ["RunLoopKit", "SVGPlot"]),
-        .testTarget(name: "TraceTimelineTests", dependencies: ["RunLoopKit", "TraceTimeline"]),
+        .target(name: "RunLoopKitSVGPlot"),
+        .target(name: "RunLoopKitTraceTimeline", dependencies: ["RunLoopKit", "RunLoopKitSVGPlot"]),
+        .testTarget(name: "TraceTimelineTests", dependencies: ["RunLoopKit", "RunLoopKitTraceTimeline"]),
         // GLib's main loop (<glib.h>, <glib-unix.h>), found through pkg-config.
         .systemLibrary(
-            name: "CGLib",
+            name: "CRunLoopKitGLib",
             pkgConfig: "glib-2.0",
             providers: [.apt(["libglib2.0-dev"])]
         ),
         .target(
             name: "RunLoopKitGLib",
-            dependencies: ["RunLoopKit", "CGLib"]
+            dependencies: ["RunLoopKit", "CRunLoopKitGLib"]
         ),
         .testTarget(
             name: "RunLoopKitGLibTests",
-            dependencies: ["RunLoopKit", "RunLoopKitGLib", "CGLib"]
+            dependencies: ["RunLoopKit", "RunLoopKitGLib", "CRunLoopKitGLib"]
         ),
         // GLib scenarios on the real main thread (EVRunLoop.main hosting GLib's default
         // context, attached to it), run by GLibMainThreadTests.
         .executableTarget(
             name: "glib-main-probe",
-            dependencies: ["RunLoopKit", "RunLoopKitGLib", "CGLib"],
+            dependencies: ["RunLoopKit", "RunLoopKitGLib", "CRunLoopKitGLib"],
             path: "Tests/GLibMainProbe"
         ),
         .testTarget(
             name: "GLibMainThreadTests",
             // The probe too, so that the tests find it built next to them.
-            dependencies: ["glib-main-probe", "ExampleTesting"]
+            dependencies: ["glib-main-probe", "RunLoopKitExampleTesting"]
         ),
-        .testTarget(name: "SVGPlotTests", dependencies: ["SVGPlot"]),
+        .testTarget(name: "SVGPlotTests", dependencies: ["RunLoopKitSVGPlot"]),
         .target(
             name: "RunLoopKitMetrics",
             dependencies: ["RunLoopKit", .product(name: "CoreMetrics", package: "swift-metrics")]
@@ -108,7 +108,7 @@ let package = Package(
         // A tiny program that prints the activity sequence of a short real run.
         .executableTarget(
             name: "pass-trace",
-            dependencies: ["RunLoopKit", "TraceTimeline"],
+            dependencies: ["RunLoopKit", "RunLoopKitTraceTimeline"],
             path: "Examples/pass-trace"
         ),
         // Runs a command with a timeout: its output through a descriptor source, its exit
@@ -121,18 +121,18 @@ let package = Package(
         // What the examples share: stdout writes, terminal mode and keys, signals, statistics, JSON.
         .target(
             name: "ExampleSupport",
-            dependencies: ["RunLoopKit", "TraceTimeline"],
+            dependencies: ["RunLoopKit", "RunLoopKitTraceTimeline"],
             path: "Examples/Support"
         ),
         // What the example tests share: launching a built example binary and reading its output.
         .target(
-            name: "ExampleTesting",
-            path: "Tests/ExampleTesting"
+            name: "RunLoopKitExampleTesting",
+            path: "Tests/RunLoopKitExampleTesting"
         ),
         // S0: a clock that ticks on whole seconds; naive, polling and aligned timers compared.
         .target(
             name: "AlignedClock",
-            dependencies: ["RunLoopKit", "ExampleSupport", "SVGPlot"],
+            dependencies: ["RunLoopKit", "ExampleSupport", "RunLoopKitSVGPlot"],
             path: "Examples/aligned-clock/AlignedClock"
         ),
         .executableTarget(
@@ -146,12 +146,12 @@ let package = Package(
         .testTarget(
             name: "AlignedClockTests",
             // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "AlignedClock", "aligned-clock", "ExampleSupport", "ExampleTesting", "SVGPlot"]
+            dependencies: ["RunLoopKit", "AlignedClock", "aligned-clock", "ExampleSupport", "RunLoopKitExampleTesting", "RunLoopKitSVGPlot"]
         ),
         // S1: a 100 Hz mm:ss.hh stopwatch computed from its start instant, versus counting.
         .target(
             name: "Stopwatch",
-            dependencies: ["RunLoopKit", "ExampleSupport", "SVGPlot"],
+            dependencies: ["RunLoopKit", "ExampleSupport", "RunLoopKitSVGPlot"],
             path: "Examples/stopwatch/Stopwatch"
         ),
         .executableTarget(
@@ -165,7 +165,7 @@ let package = Package(
         .testTarget(
             name: "StopwatchTests",
             // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "Stopwatch", "stopwatch", "ExampleTesting", "SVGPlot"]
+            dependencies: ["RunLoopKit", "Stopwatch", "stopwatch", "RunLoopKitExampleTesting", "RunLoopKitSVGPlot"]
         ),
         // S2: one consistent "now" per pass; the Q&A's observer-based wakeDate next to the built-in one.
         .target(
@@ -184,12 +184,12 @@ let package = Package(
         .testTarget(
             name: "WakeDateTests",
             // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "WakeDate", "wake-date", "ExampleTesting"]
+            dependencies: ["RunLoopKit", "WakeDate", "wake-date", "RunLoopKitExampleTesting"]
         ),
         // S4: rows counting down to their due time, 0.1 s polling versus an aligned timer.
         .target(
             name: "TodoCountdown",
-            dependencies: ["RunLoopKit", "ExampleSupport", "SVGPlot"],
+            dependencies: ["RunLoopKit", "ExampleSupport", "RunLoopKitSVGPlot"],
             path: "Examples/todo-countdown/TodoCountdown"
         ),
         .executableTarget(
@@ -203,12 +203,12 @@ let package = Package(
         .testTarget(
             name: "TodoCountdownTests",
             // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "TodoCountdown", "todo-countdown", "ExampleSupport", "ExampleTesting", "SVGPlot"]
+            dependencies: ["RunLoopKit", "TodoCountdown", "todo-countdown", "ExampleSupport", "RunLoopKitExampleTesting", "RunLoopKitSVGPlot"]
         ),
         // S3: a task list with live timers: modes, tolerance, a display link, the background.
         .target(
             name: "TaskTimers",
-            dependencies: ["RunLoopKit", "ExampleSupport", "SVGPlot"],
+            dependencies: ["RunLoopKit", "ExampleSupport", "RunLoopKitSVGPlot"],
             path: "Examples/task-timers/TaskTimers"
         ),
         .executableTarget(
@@ -222,7 +222,7 @@ let package = Package(
         .testTarget(
             name: "TaskTimersTests",
             // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "TaskTimers", "task-timers", "ExampleTesting", "SVGPlot"]
+            dependencies: ["RunLoopKit", "TaskTimers", "task-timers", "RunLoopKitExampleTesting", "RunLoopKitSVGPlot"]
         ),
         // Reloads a key = value settings file each time it changes: a file source with a
         // tolerance; --demo edits the file in place and as an editor saves.
@@ -260,29 +260,29 @@ let package = Package(
             name: "LoopThreadTests",
             // The probe and the loop-thread example too, so that the tests find them built
             // next to them.
-            dependencies: ["loop-thread-probe", "loop-thread", "ExampleTesting"]
+            dependencies: ["loop-thread-probe", "loop-thread", "RunLoopKitExampleTesting"]
         ),
         .testTarget(
             name: "MainThreadTests",
             // The probe too, so that the tests find it built next to them.
-            dependencies: ["main-queue-probe", "ExampleTesting"]
+            dependencies: ["main-queue-probe", "RunLoopKitExampleTesting"]
         ),
         // What more than one test target shares (the TestingOnVirtualTime article's debouncer).
         .target(
-            name: "TestSupport",
-            path: "Tests/TestSupport"
+            name: "RunLoopKitTestSupport",
+            path: "Tests/RunLoopKitTestSupport"
         ),
         // Every Swift block of README.md and of the DocC catalogue, compiled (and where it can
         // be, run) as a snippet; a test checks that each block is one.
         .testTarget(
             name: "DocSnippetTests",
-            dependencies: ["RunLoopKit", "RunLoopKitMetrics", "TestSupport"]
+            dependencies: ["RunLoopKit", "RunLoopKitMetrics", "RunLoopKitTestSupport"]
         ),
         .testTarget(
             name: "RunLoopKitTests",
             dependencies: [
                 "RunLoopKit",
-                "TestSupport",
+                "RunLoopKitTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

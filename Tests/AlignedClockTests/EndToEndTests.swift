@@ -1,5 +1,5 @@
 import AlignedClock
-import ExampleTesting
+import RunLoopKitExampleTesting
 import Foundation
 import Testing
 

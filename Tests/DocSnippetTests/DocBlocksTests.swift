@@ -24,7 +24,7 @@ import Testing
         for file in try Self.files(under: Self.documentation, ending: ".md") {
             documented += try DocBlocks.markdownBlocks(in: String(contentsOf: file, encoding: .utf8), file: relative(file))
         }
-        for file in try Self.files(under: ["Sources/RunLoopKit", "Sources/RunLoopKitExperimental", "Sources/RunLoopKitGLib", "Sources/SVGPlot", "Sources/TraceTimeline"], ending: ".swift") {
+        for file in try Self.files(under: ["Sources/RunLoopKit", "Sources/RunLoopKitExperimental", "Sources/RunLoopKitGLib", "Sources/RunLoopKitSVGPlot", "Sources/RunLoopKitTraceTimeline"], ending: ".swift") {
             documented += try DocBlocks.docCommentBlocks(in: String(contentsOf: file, encoding: .utf8), file: relative(file))
         }
         #expect(documented.count >= 15, "found only \(documented.count) documented blocks: is the root right?")

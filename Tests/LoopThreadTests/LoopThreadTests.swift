@@ -1,4 +1,4 @@
-import ExampleTesting
+import RunLoopKitExampleTesting
 import Testing
 
 /// Issue 26's program: an async `main` with a loop on a thread of its own, in Swift 5 language

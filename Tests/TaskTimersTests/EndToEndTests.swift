@@ -1,4 +1,4 @@
-import ExampleTesting
+import RunLoopKitExampleTesting
 import Foundation
 import Testing
 

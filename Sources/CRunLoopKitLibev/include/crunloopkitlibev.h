@@ -1,11 +1,11 @@
-// CLibev: the C side of RunLoopKit's libev backend.
+// CRunLoopKitLibev: the C side of RunLoopKit's libev backend.
 //
 // libev's watcher set-up is a family of macros (ev_io_init and its kin)
 // that Swift cannot call. Each clibev_* function below wraps exactly one of them,
 // plus the few Linux calls (timerfd, pidfd and waitid, the main thread) whose headers Swift's Glibc module
 // does not cover on every distribution.
-#ifndef CLIBEV_H
-#define CLIBEV_H
+#ifndef CRUNLOOPKITLIBEV_H
+#define CRUNLOOPKITLIBEV_H
 
 #include <ev.h>
 #include <pthread.h>
@@ -136,7 +136,7 @@ static inline uint64_t clibev_ticks(void) {
 /// other between the kernel's slews; 0 otherwise, or when the clocksource cannot be read.
 int clibev_ticks_drive_monotonic(void);
 /// The calling thread's RunLoopKit identity (`ThreadLoops.id`), cached in a thread-local
-/// variable; 0 until `clibev_set_thread_id` is called on the thread. Defined in clibev.c, not
+/// variable; 0 until `clibev_set_thread_id` is called on the thread. Defined in crunloopkitlibev.c, not
 /// inline: a thread-local read inlined into Swift code may be computed once in an async
 /// function and reused after it resumes on another thread (LLVM treats the address of a
 /// thread-local variable, and `pthread_self()`, declared `const`, as invariant within a

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "clibev.h"
+#include "crunloopkitlibev.h"
 
 #include <errno.h>
 #include <sched.h>
