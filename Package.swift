@@ -1,6 +1,11 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// The library only: its products, their tests and the probes those tests launch. The examples
+// (Examples/), the GTK example (Examples/gtk-timers) and the benchmark (Benchmarks/) are
+// packages of their own that take this one by path, so that a package depending on
+// RunLoopKit resolves nothing it does not use. Every target here is named for RunLoopKit:
+// SwiftPM requires target names to be unique across a whole package graph.
 let package = Package(
     name: "RunLoopKit",
     platforms: [.macOS(.v15)],
@@ -9,7 +14,8 @@ let package = Package(
         // Opt-in, on the toolchain's experimental executor SPIs: EVRunLoop.main as the main
         // actor's executor, and Task.sleep on a loop's coalescing timers.
         .library(name: "RunLoopKitExperimental", targets: ["RunLoopKitExperimental"]),
-        // A small dependency-free SVG line-chart writer: the examples' --plot, and the benchmark.
+        // A small dependency-free SVG line-chart writer: the examples' --plot, the benchmark's
+        // charts, and the timeline's escaping.
         .library(name: "RunLoopKitSVGPlot", targets: ["RunLoopKitSVGPlot"]),
         // A trace drawn as an SVG timeline of its passes: pass-trace --svg, the examples'
         // --trace-svg. RunLoopKit itself draws nothing.
@@ -19,15 +25,10 @@ let package = Package(
         .library(name: "RunLoopKitGLib", targets: ["RunLoopKitGLib"]),
         // A loop's health metrics reported through swift-metrics. Only this product needs it.
         .library(name: "RunLoopKitMetrics", targets: ["RunLoopKitMetrics"]),
-        // Two scenarios' logic libraries, for the GTK 4 example (Examples/gtk-timers), a
-        // package of its own so that `make test` never needs GTK.
-        .library(name: "TaskTimers", targets: ["TaskTimers"]),
-        .library(name: "Stopwatch", targets: ["Stopwatch"]),
     ],
     dependencies: [
-        // The examples' command lines (the benchmark is its own package: Benchmarks/).
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        // Property tests of the timer queue under virtual time.
+        // Property tests of the timer queue under virtual time (test-only: never resolved by
+        // a consumer).
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         // `make docs`: the DocC catalogue (a command plugin; nothing of it is linked).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -92,154 +93,11 @@ let package = Package(
             name: "RunLoopKitExperimentalTests",
             dependencies: ["RunLoopKit", "RunLoopKitExperimental"]
         ),
-        // A run loop for someone who has never used one: README.md's first example.
-        .executableTarget(
-            name: "first-steps",
-            dependencies: ["RunLoopKit"],
-            path: "Examples/first-steps",
-            exclude: ["README.md"]
-        ),
-        // An async main with a loop on a thread of its own (EVRunLoop.startThread(name:)).
-        .executableTarget(
-            name: "loop-thread",
-            dependencies: ["RunLoopKit"],
-            path: "Examples/loop-thread"
-        ),
-        // A tiny program that prints the activity sequence of a short real run.
-        .executableTarget(
-            name: "pass-trace",
-            dependencies: ["RunLoopKit", "RunLoopKitTraceTimeline"],
-            path: "Examples/pass-trace"
-        ),
-        // Runs a command with a timeout: its output through a descriptor source, its exit
-        // through a child source (ChildProcesses.md).
-        .executableTarget(
-            name: "run-with-timeout",
-            dependencies: ["RunLoopKit"],
-            path: "Examples/run-with-timeout"
-        ),
-        // What the examples share: stdout writes, terminal mode and keys, signals, statistics, JSON.
-        .target(
-            name: "ExampleSupport",
-            dependencies: ["RunLoopKit", "RunLoopKitTraceTimeline"],
-            path: "Examples/Support"
-        ),
-        // What the example tests share: launching a built example binary and reading its output.
+        // What the end-to-end tests share: launching a built probe (or example) binary and
+        // reading its output. Examples/Tests/ExampleTesting is a link to it.
         .target(
             name: "RunLoopKitExampleTesting",
             path: "Tests/RunLoopKitExampleTesting"
-        ),
-        // S0: a clock that ticks on whole seconds; naive, polling and aligned timers compared.
-        .target(
-            name: "AlignedClock",
-            dependencies: ["RunLoopKit", "ExampleSupport", "RunLoopKitSVGPlot"],
-            path: "Examples/aligned-clock/AlignedClock"
-        ),
-        .executableTarget(
-            name: "aligned-clock",
-            dependencies: [
-                "RunLoopKit", "AlignedClock", "ExampleSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Examples/aligned-clock/Main"
-        ),
-        .testTarget(
-            name: "AlignedClockTests",
-            // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "AlignedClock", "aligned-clock", "ExampleSupport", "RunLoopKitExampleTesting", "RunLoopKitSVGPlot"]
-        ),
-        // S1: a 100 Hz mm:ss.hh stopwatch computed from its start instant, versus counting.
-        .target(
-            name: "Stopwatch",
-            dependencies: ["RunLoopKit", "ExampleSupport", "RunLoopKitSVGPlot"],
-            path: "Examples/stopwatch/Stopwatch"
-        ),
-        .executableTarget(
-            name: "stopwatch",
-            dependencies: [
-                "RunLoopKit", "Stopwatch", "ExampleSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Examples/stopwatch/Main"
-        ),
-        .testTarget(
-            name: "StopwatchTests",
-            // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "Stopwatch", "stopwatch", "RunLoopKitExampleTesting", "RunLoopKitSVGPlot"]
-        ),
-        // S2: one consistent "now" per pass; the Q&A's observer-based wakeDate next to the built-in one.
-        .target(
-            name: "WakeDate",
-            dependencies: ["RunLoopKit", "ExampleSupport"],
-            path: "Examples/wake-date/WakeDate"
-        ),
-        .executableTarget(
-            name: "wake-date",
-            dependencies: [
-                "RunLoopKit", "WakeDate", "ExampleSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Examples/wake-date/Main"
-        ),
-        .testTarget(
-            name: "WakeDateTests",
-            // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "WakeDate", "wake-date", "RunLoopKitExampleTesting"]
-        ),
-        // S4: rows counting down to their due time, 0.1 s polling versus an aligned timer.
-        .target(
-            name: "TodoCountdown",
-            dependencies: ["RunLoopKit", "ExampleSupport", "RunLoopKitSVGPlot"],
-            path: "Examples/todo-countdown/TodoCountdown"
-        ),
-        .executableTarget(
-            name: "todo-countdown",
-            dependencies: [
-                "RunLoopKit", "TodoCountdown", "ExampleSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Examples/todo-countdown/Main"
-        ),
-        .testTarget(
-            name: "TodoCountdownTests",
-            // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "TodoCountdown", "todo-countdown", "ExampleSupport", "RunLoopKitExampleTesting", "RunLoopKitSVGPlot"]
-        ),
-        // S3: a task list with live timers: modes, tolerance, a display link, the background.
-        .target(
-            name: "TaskTimers",
-            dependencies: ["RunLoopKit", "ExampleSupport", "RunLoopKitSVGPlot"],
-            path: "Examples/task-timers/TaskTimers"
-        ),
-        .executableTarget(
-            name: "task-timers",
-            dependencies: [
-                "RunLoopKit", "TaskTimers", "ExampleSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Examples/task-timers/Main"
-        ),
-        .testTarget(
-            name: "TaskTimersTests",
-            // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "TaskTimers", "task-timers", "RunLoopKitExampleTesting", "RunLoopKitSVGPlot"]
-        ),
-        // Reloads a key = value settings file each time it changes: a file source with a
-        // tolerance; --demo edits the file in place and as an editor saves.
-        .executableTarget(
-            name: "config-reload",
-            dependencies: [
-                "RunLoopKit", "ExampleSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Examples/config-reload",
-            exclude: ["README.md"]
-        ),
-        // Prints the real loop's timer precision: aligned-second phase and 10 ms lateness.
-        .executableTarget(
-            name: "precision-probe",
-            dependencies: ["RunLoopKit", "ExampleSupport"],
-            path: "Examples/precision-probe"
         ),
         // Main-loop scenarios (libdispatch's main queue, the main actor) on the real main
         // thread, run by MainThreadTests on EVRunLoop.main and on CFRunLoop's main loop.
@@ -258,9 +116,8 @@ let package = Package(
         ),
         .testTarget(
             name: "LoopThreadTests",
-            // The probe and the loop-thread example too, so that the tests find them built
-            // next to them.
-            dependencies: ["loop-thread-probe", "loop-thread", "RunLoopKitExampleTesting"]
+            // The probe too, so that the tests find it built next to them.
+            dependencies: ["loop-thread-probe", "RunLoopKitExampleTesting"]
         ),
         .testTarget(
             name: "MainThreadTests",

@@ -1,4 +1,4 @@
-import RunLoopKitExampleTesting
+import ExampleTesting
 import Foundation
 import Testing
 

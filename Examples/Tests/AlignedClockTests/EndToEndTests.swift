@@ -1,5 +1,5 @@
 import AlignedClock
-import RunLoopKitExampleTesting
+import ExampleTesting
 import Foundation
 import Testing
 
