@@ -23,8 +23,15 @@ let package = Package(
         // GLib both ways: a GMainContext hosted in a loop's modes, a loop attached to a
         // GMainContext as a GSource. Only this product needs GLib.
         .library(name: "RunLoopKitGLib", targets: ["RunLoopKitGLib"]),
-        // A loop's health metrics reported through swift-metrics. Only this product needs it.
+        // A loop's health metrics reported through swift-metrics: only with the package trait
+        // "Metrics", so that a package using the other products never resolves swift-metrics.
         .library(name: "RunLoopKitMetrics", targets: ["RunLoopKitMetrics"]),
+    ],
+    traits: [
+        .trait(
+            name: "Metrics",
+            description: "The RunLoopKitMetrics product: a loop's metrics through apple/swift-metrics."
+        ),
     ],
     dependencies: [
         // Property tests of the timer queue under virtual time (test-only: never resolved by
@@ -32,8 +39,8 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         // `make docs`: the DocC catalogue (a command plugin; nothing of it is linked).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
-        // RunLoopKitMetrics: the convention of Swift servers for metrics (swift-prometheus
-        // exports it); its MetricsTestKit reads what the tests reported.
+        // RunLoopKitMetrics, with the trait "Metrics": the convention of Swift servers for
+        // metrics (swift-prometheus exports it); its MetricsTestKit reads what the tests reported.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
@@ -75,14 +82,17 @@ let package = Package(
         .testTarget(name: "SVGPlotTests", dependencies: ["RunLoopKitSVGPlot"]),
         .target(
             name: "RunLoopKitMetrics",
-            dependencies: ["RunLoopKit", .product(name: "CoreMetrics", package: "swift-metrics")]
+            dependencies: [
+                "RunLoopKit",
+                .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
+            ]
         ),
         .testTarget(
             name: "RunLoopKitMetricsTests",
             dependencies: [
                 "RunLoopKit", "RunLoopKitMetrics",
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
+                .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
             ]
         ),
         .target(
