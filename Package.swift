@@ -8,7 +8,6 @@ import PackageDescription
 // SwiftPM requires target names to be unique across a whole package graph.
 let package = Package(
     name: "RunLoopKit",
-    platforms: [.macOS(.v15)],
     products: [
         .library(name: "RunLoopKit", targets: ["RunLoopKit"]),
         // Opt-in, on the toolchain's experimental executor SPIs: EVRunLoop.main as the main

@@ -7,6 +7,13 @@
 #ifndef CRUNLOOPKITLIBEV_H
 #define CRUNLOOPKITLIBEV_H
 
+// The one place a build on another system stops: RunLoopKit waits through libev with timerfd,
+// eventfd, signalfd, pidfd and inotify, and its Swift imports Glibc. SwiftPM compiles this C
+// target before the Swift ones that import it, so this is the only message.
+#if !defined(__linux__)
+#error "RunLoopKit runs on Linux only (libev with timerfd, eventfd, signalfd, pidfd, inotify; Glibc). On Apple platforms, CFRunLoop (Foundation's RunLoop) is what it follows."
+#else
+
 #include <ev.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -150,4 +157,6 @@ void clibev_set_thread_id(uint64_t id);
 /// glibc hands a joined thread's `pthread_t` to the next thread it creates.
 int clibev_is_main_thread(void);
 
-#endif
+#endif  // defined(__linux__)
+
+#endif  // CRUNLOOPKITLIBEV_H
