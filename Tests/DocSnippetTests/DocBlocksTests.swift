@@ -79,6 +79,16 @@ import Testing
         #expect(excerpt.body.contains { $0.contains(".package(path: \"../\(match.2)\")") })
     }
 
+    /// The README cites BENCHMARKS.md's rows instead of copying their figures, which went stale
+    /// as the benchmark was rerun (issue 36: seven of them differed): no value with one of the
+    /// benchmark's units in it.
+    @Test func readmeCopiesNoBenchmarkFigure() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let figure = /[0-9][0-9,.]*\s*(µs|ns|wakes\/s|wakeups\/s|wakes a second|% CPU|bytes)(?![A-Za-z])/
+        let copied = readme.matches(of: figure).map { String($0.output.0) }
+        #expect(copied.isEmpty, "README.md copies benchmark figures \(copied); cite the BENCHMARKS.md row instead")
+    }
+
     @Test func theExtractorSeesBlocksAndSnippets() throws {
         let markdown = "text\n```swift\nimport A\n  let x = 1\n    f(x)\n```\n```text\nout\n```\n"
         let blocks = try DocBlocks.markdownBlocks(in: markdown, file: "m.md")
