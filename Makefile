@@ -11,8 +11,9 @@ GLIB_HEADER ?= /usr/include/glib-2.0/glib.h
 # The examples are a package of their own (Examples/), so that the root manifest is only the
 # library; these flags build and run them from the root.
 EXAMPLES = --package-path Examples
-# The library's builds enable its package trait Metrics (the RunLoopKitMetrics product).
-TRAITS = --traits Metrics
+# The library's own builds enable all its package traits (Metrics: the RunLoopKitMetrics
+# product), so that make test builds and tests every product.
+TRAITS = --enable-all-traits
 
 # How many times `make soak-tests` runs the suite.
 RUNS ?= 20
