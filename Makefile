@@ -8,6 +8,13 @@ GLIB_HEADER ?= /usr/include/glib-2.0/glib.h
 
 .PHONY: demo test soak-tests clock-soak build bench docs deps clean gtk-demo gtk-deps
 
+# The examples are a package of their own (Examples/), so that the root manifest is only the
+# library; these flags build and run them from the root.
+EXAMPLES = --package-path Examples
+# The library's own builds enable all its package traits (Metrics: the RunLoopKitMetrics
+# product), so that make test builds and tests every product.
+TRAITS = --enable-all-traits
+
 # How many times `make soak-tests` runs the suite.
 RUNS ?= 20
 
@@ -23,18 +30,22 @@ deps:
 	fi
 
 build: deps
-	$(SWIFT) build
+	$(SWIFT) build $(TRAITS)
+	$(SWIFT) build $(EXAMPLES)
 
 # The main demo: the aligned clock comparing three strategies for ten seconds.
 demo: deps
-	$(SWIFT) run aligned-clock --compare --duration 10
+	$(SWIFT) run $(EXAMPLES) aligned-clock --compare --duration 10
 
+# The library's tests, then the examples'. A warning in either build fails it.
 test: deps
-	@$(SWIFT) build --build-tests > .build-log.txt 2>&1; status=$$?; cat .build-log.txt; \
-	if [ $$status -ne 0 ]; then rm -f .build-log.txt; exit $$status; fi; \
-	if grep -q "warning:" .build-log.txt; then echo "RunLoopKit: the build has warnings" >&2; rm -f .build-log.txt; exit 1; fi; \
-	rm -f .build-log.txt
-	$(SWIFT) test --skip-build
+	@for package in "$(TRAITS)" "$(EXAMPLES)"; do \
+		$(SWIFT) build --build-tests $$package > .build-log.txt 2>&1; status=$$?; cat .build-log.txt; \
+		if [ $$status -ne 0 ]; then rm -f .build-log.txt; exit $$status; fi; \
+		if grep -q "warning:" .build-log.txt; then echo "RunLoopKit: the build has warnings" >&2; rm -f .build-log.txt; exit 1; fi; \
+	done; rm -f .build-log.txt
+	$(SWIFT) test --skip-build $(TRAITS)
+	$(SWIFT) test --skip-build $(EXAMPLES)
 
 # The suite RUNS times on a fresh clone of the current commit, one core kept busy: prints
 # "N passed, M failed", keeps the failed runs' logs, and fails when a run failed.
@@ -81,10 +92,10 @@ gtk-demo: gtk-deps
 		echo "RunLoopKit: its screenshot is .build-gtk/gtk-timers.png"; \
 	fi
 
-# The DocC catalogues of RunLoopKit, RunLoopKitExperimental and RunLoopKitGLib (the examples'
-# logic libraries, products for Examples/gtk-timers, have none), with every DocC warning an error.
+# The DocC catalogues of RunLoopKit, RunLoopKitExperimental and RunLoopKitGLib, with every DocC
+# warning an error.
 docs: deps
 	$(SWIFT) package --disable-sandbox generate-documentation --target RunLoopKit --target RunLoopKitExperimental --target RunLoopKitGLib --warnings-as-errors
 
 clean:
-	rm -rf .build Benchmarks/.build Examples/gtk-timers/.build
+	rm -rf .build .build-consumer Benchmarks/.build Examples/.build Examples/gtk-timers/.build

@@ -1,87 +1,97 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// The library only: its products, their tests and the probes those tests launch. The examples
+// (Examples/), the GTK example (Examples/gtk-timers) and the benchmark (Benchmarks/) are
+// packages of their own that take this one by path, so that a package depending on
+// RunLoopKit resolves nothing it does not use. Every target here is named for RunLoopKit:
+// SwiftPM requires target names to be unique across a whole package graph.
 let package = Package(
     name: "RunLoopKit",
-    platforms: [.macOS(.v15)],
     products: [
         .library(name: "RunLoopKit", targets: ["RunLoopKit"]),
         // Opt-in, on the toolchain's experimental executor SPIs: EVRunLoop.main as the main
         // actor's executor, and Task.sleep on a loop's coalescing timers.
         .library(name: "RunLoopKitExperimental", targets: ["RunLoopKitExperimental"]),
-        // A small dependency-free SVG line-chart writer: the examples' --plot, and the benchmark.
-        .library(name: "SVGPlot", targets: ["SVGPlot"]),
+        // A small dependency-free SVG line-chart writer: the examples' --plot, the benchmark's
+        // charts, and the timeline's escaping.
+        .library(name: "RunLoopKitSVGPlot", targets: ["RunLoopKitSVGPlot"]),
         // A trace drawn as an SVG timeline of its passes: pass-trace --svg, the examples'
         // --trace-svg. RunLoopKit itself draws nothing.
-        .library(name: "TraceTimeline", targets: ["TraceTimeline"]),
+        .library(name: "RunLoopKitTraceTimeline", targets: ["RunLoopKitTraceTimeline"]),
         // GLib both ways: a GMainContext hosted in a loop's modes, a loop attached to a
         // GMainContext as a GSource. Only this product needs GLib.
         .library(name: "RunLoopKitGLib", targets: ["RunLoopKitGLib"]),
-        // A loop's health metrics reported through swift-metrics. Only this product needs it.
+        // A loop's health metrics reported through swift-metrics: only with the package trait
+        // "Metrics", so that a package using the other products never resolves swift-metrics.
         .library(name: "RunLoopKitMetrics", targets: ["RunLoopKitMetrics"]),
-        // Two scenarios' logic libraries, for the GTK 4 example (Examples/gtk-timers), a
-        // package of its own so that `make test` never needs GTK.
-        .library(name: "TaskTimers", targets: ["TaskTimers"]),
-        .library(name: "Stopwatch", targets: ["Stopwatch"]),
+    ],
+    traits: [
+        .trait(
+            name: "Metrics",
+            description: "The RunLoopKitMetrics product: a loop's metrics through apple/swift-metrics."
+        ),
     ],
     dependencies: [
-        // The examples' command lines (the benchmark is its own package: Benchmarks/).
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        // Property tests of the timer queue under virtual time.
+        // Property tests of the timer queue under virtual time (test-only: never resolved by
+        // a consumer).
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         // `make docs`: the DocC catalogue (a command plugin; nothing of it is linked).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
-        // RunLoopKitMetrics: the convention of Swift servers for metrics (swift-prometheus
-        // exports it); its MetricsTestKit reads what the tests reported.
+        // RunLoopKitMetrics, with the trait "Metrics": the convention of Swift servers for
+        // metrics (swift-prometheus exports it); its MetricsTestKit reads what the tests reported.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
         // libev's module map plus the C shim for its watcher macros and timerfd.
-        .target(name: "CLibev"),
+        .target(name: "CRunLoopKitLibev"),
         .target(
             name: "RunLoopKit",
-            dependencies: ["CLibev"]
+            dependencies: ["CRunLoopKitLibev"]
         ),
-        .target(name: "SVGPlot"),
-        .target(name: "TraceTimeline", dependencies: ["RunLoopKit", "SVGPlot"]),
-        .testTarget(name: "TraceTimelineTests", dependencies: ["RunLoopKit", "TraceTimeline"]),
+        .target(name: "RunLoopKitSVGPlot"),
+        .target(name: "RunLoopKitTraceTimeline", dependencies: ["RunLoopKit", "RunLoopKitSVGPlot"]),
+        .testTarget(name: "TraceTimelineTests", dependencies: ["RunLoopKit", "RunLoopKitTraceTimeline"]),
         // GLib's main loop (<glib.h>, <glib-unix.h>), found through pkg-config.
         .systemLibrary(
-            name: "CGLib",
+            name: "CRunLoopKitGLib",
             pkgConfig: "glib-2.0",
             providers: [.apt(["libglib2.0-dev"])]
         ),
         .target(
             name: "RunLoopKitGLib",
-            dependencies: ["RunLoopKit", "CGLib"]
+            dependencies: ["RunLoopKit", "CRunLoopKitGLib"]
         ),
         .testTarget(
             name: "RunLoopKitGLibTests",
-            dependencies: ["RunLoopKit", "RunLoopKitGLib", "CGLib"]
+            dependencies: ["RunLoopKit", "RunLoopKitGLib", "CRunLoopKitGLib"]
         ),
         // GLib scenarios on the real main thread (EVRunLoop.main hosting GLib's default
         // context, attached to it), run by GLibMainThreadTests.
         .executableTarget(
             name: "glib-main-probe",
-            dependencies: ["RunLoopKit", "RunLoopKitGLib", "CGLib"],
+            dependencies: ["RunLoopKit", "RunLoopKitGLib", "CRunLoopKitGLib"],
             path: "Tests/GLibMainProbe"
         ),
         .testTarget(
             name: "GLibMainThreadTests",
             // The probe too, so that the tests find it built next to them.
-            dependencies: ["glib-main-probe", "ExampleTesting"]
+            dependencies: ["glib-main-probe", "RunLoopKitExampleTesting"]
         ),
-        .testTarget(name: "SVGPlotTests", dependencies: ["SVGPlot"]),
+        .testTarget(name: "SVGPlotTests", dependencies: ["RunLoopKitSVGPlot"]),
         .target(
             name: "RunLoopKitMetrics",
-            dependencies: ["RunLoopKit", .product(name: "CoreMetrics", package: "swift-metrics")]
+            dependencies: [
+                "RunLoopKit",
+                .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
+            ]
         ),
         .testTarget(
             name: "RunLoopKitMetricsTests",
             dependencies: [
                 "RunLoopKit", "RunLoopKitMetrics",
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
+                .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
             ]
         ),
         .target(
@@ -92,154 +102,11 @@ let package = Package(
             name: "RunLoopKitExperimentalTests",
             dependencies: ["RunLoopKit", "RunLoopKitExperimental"]
         ),
-        // A run loop for someone who has never used one: README.md's first example.
-        .executableTarget(
-            name: "first-steps",
-            dependencies: ["RunLoopKit"],
-            path: "Examples/first-steps",
-            exclude: ["README.md"]
-        ),
-        // An async main with a loop on a thread of its own (EVRunLoop.startThread(name:)).
-        .executableTarget(
-            name: "loop-thread",
-            dependencies: ["RunLoopKit"],
-            path: "Examples/loop-thread"
-        ),
-        // A tiny program that prints the activity sequence of a short real run.
-        .executableTarget(
-            name: "pass-trace",
-            dependencies: ["RunLoopKit", "TraceTimeline"],
-            path: "Examples/pass-trace"
-        ),
-        // Runs a command with a timeout: its output through a descriptor source, its exit
-        // through a child source (ChildProcesses.md).
-        .executableTarget(
-            name: "run-with-timeout",
-            dependencies: ["RunLoopKit"],
-            path: "Examples/run-with-timeout"
-        ),
-        // What the examples share: stdout writes, terminal mode and keys, signals, statistics, JSON.
+        // What the end-to-end tests share: launching a built probe (or example) binary and
+        // reading its output. Examples/Tests/ExampleTesting is a link to it.
         .target(
-            name: "ExampleSupport",
-            dependencies: ["RunLoopKit", "TraceTimeline"],
-            path: "Examples/Support"
-        ),
-        // What the example tests share: launching a built example binary and reading its output.
-        .target(
-            name: "ExampleTesting",
-            path: "Tests/ExampleTesting"
-        ),
-        // S0: a clock that ticks on whole seconds; naive, polling and aligned timers compared.
-        .target(
-            name: "AlignedClock",
-            dependencies: ["RunLoopKit", "ExampleSupport", "SVGPlot"],
-            path: "Examples/aligned-clock/AlignedClock"
-        ),
-        .executableTarget(
-            name: "aligned-clock",
-            dependencies: [
-                "RunLoopKit", "AlignedClock", "ExampleSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Examples/aligned-clock/Main"
-        ),
-        .testTarget(
-            name: "AlignedClockTests",
-            // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "AlignedClock", "aligned-clock", "ExampleSupport", "ExampleTesting", "SVGPlot"]
-        ),
-        // S1: a 100 Hz mm:ss.hh stopwatch computed from its start instant, versus counting.
-        .target(
-            name: "Stopwatch",
-            dependencies: ["RunLoopKit", "ExampleSupport", "SVGPlot"],
-            path: "Examples/stopwatch/Stopwatch"
-        ),
-        .executableTarget(
-            name: "stopwatch",
-            dependencies: [
-                "RunLoopKit", "Stopwatch", "ExampleSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Examples/stopwatch/Main"
-        ),
-        .testTarget(
-            name: "StopwatchTests",
-            // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "Stopwatch", "stopwatch", "ExampleTesting", "SVGPlot"]
-        ),
-        // S2: one consistent "now" per pass; the Q&A's observer-based wakeDate next to the built-in one.
-        .target(
-            name: "WakeDate",
-            dependencies: ["RunLoopKit", "ExampleSupport"],
-            path: "Examples/wake-date/WakeDate"
-        ),
-        .executableTarget(
-            name: "wake-date",
-            dependencies: [
-                "RunLoopKit", "WakeDate", "ExampleSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Examples/wake-date/Main"
-        ),
-        .testTarget(
-            name: "WakeDateTests",
-            // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "WakeDate", "wake-date", "ExampleTesting"]
-        ),
-        // S4: rows counting down to their due time, 0.1 s polling versus an aligned timer.
-        .target(
-            name: "TodoCountdown",
-            dependencies: ["RunLoopKit", "ExampleSupport", "SVGPlot"],
-            path: "Examples/todo-countdown/TodoCountdown"
-        ),
-        .executableTarget(
-            name: "todo-countdown",
-            dependencies: [
-                "RunLoopKit", "TodoCountdown", "ExampleSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Examples/todo-countdown/Main"
-        ),
-        .testTarget(
-            name: "TodoCountdownTests",
-            // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "TodoCountdown", "todo-countdown", "ExampleSupport", "ExampleTesting", "SVGPlot"]
-        ),
-        // S3: a task list with live timers: modes, tolerance, a display link, the background.
-        .target(
-            name: "TaskTimers",
-            dependencies: ["RunLoopKit", "ExampleSupport", "SVGPlot"],
-            path: "Examples/task-timers/TaskTimers"
-        ),
-        .executableTarget(
-            name: "task-timers",
-            dependencies: [
-                "RunLoopKit", "TaskTimers", "ExampleSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Examples/task-timers/Main"
-        ),
-        .testTarget(
-            name: "TaskTimersTests",
-            // The executable too, so that the end-to-end test finds it built next to the tests.
-            dependencies: ["RunLoopKit", "TaskTimers", "task-timers", "ExampleTesting", "SVGPlot"]
-        ),
-        // Reloads a key = value settings file each time it changes: a file source with a
-        // tolerance; --demo edits the file in place and as an editor saves.
-        .executableTarget(
-            name: "config-reload",
-            dependencies: [
-                "RunLoopKit", "ExampleSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Examples/config-reload",
-            exclude: ["README.md"]
-        ),
-        // Prints the real loop's timer precision: aligned-second phase and 10 ms lateness.
-        .executableTarget(
-            name: "precision-probe",
-            dependencies: ["RunLoopKit", "ExampleSupport"],
-            path: "Examples/precision-probe"
+            name: "RunLoopKitExampleTesting",
+            path: "Tests/RunLoopKitExampleTesting"
         ),
         // Main-loop scenarios (libdispatch's main queue, the main actor) on the real main
         // thread, run by MainThreadTests on EVRunLoop.main and on CFRunLoop's main loop.
@@ -258,31 +125,30 @@ let package = Package(
         ),
         .testTarget(
             name: "LoopThreadTests",
-            // The probe and the loop-thread example too, so that the tests find them built
-            // next to them.
-            dependencies: ["loop-thread-probe", "loop-thread", "ExampleTesting"]
+            // The probe too, so that the tests find it built next to them.
+            dependencies: ["loop-thread-probe", "RunLoopKitExampleTesting"]
         ),
         .testTarget(
             name: "MainThreadTests",
             // The probe too, so that the tests find it built next to them.
-            dependencies: ["main-queue-probe", "ExampleTesting"]
+            dependencies: ["main-queue-probe", "RunLoopKitExampleTesting"]
         ),
         // What more than one test target shares (the TestingOnVirtualTime article's debouncer).
         .target(
-            name: "TestSupport",
-            path: "Tests/TestSupport"
+            name: "RunLoopKitTestSupport",
+            path: "Tests/RunLoopKitTestSupport"
         ),
         // Every Swift block of README.md and of the DocC catalogue, compiled (and where it can
         // be, run) as a snippet; a test checks that each block is one.
         .testTarget(
             name: "DocSnippetTests",
-            dependencies: ["RunLoopKit", "RunLoopKitMetrics", "TestSupport"]
+            dependencies: ["RunLoopKit", "RunLoopKitMetrics", "RunLoopKitTestSupport"]
         ),
         .testTarget(
             name: "RunLoopKitTests",
             dependencies: [
                 "RunLoopKit",
-                "TestSupport",
+                "RunLoopKitTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -27,8 +27,8 @@ let package = Package(
             dependencies: [
                 .product(name: "RunLoopKit", package: "RunLoopKit"),
                 // The line charts of the report (bars and box plots: Charts/SVGChart.swift).
-                .product(name: "SVGPlot", package: "RunLoopKit"),
-                // GLib both ways (the glib workload); its CGLib module (<glib.h>) comes with it.
+                .product(name: "RunLoopKitSVGPlot", package: "RunLoopKit"),
+                // GLib both ways (the glib workload); its CRunLoopKitGLib module (<glib.h>) comes with it.
                 .product(name: "RunLoopKitGLib", package: "RunLoopKit"),
                 "CLibevBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

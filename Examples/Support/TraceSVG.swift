@@ -1,5 +1,5 @@
 import RunLoopKit
-import TraceTimeline
+import RunLoopKitTraceTimeline
 
 /// The examples' `--trace-svg FILE`: the loop traced while the example runs, and its last
 /// steps drawn as a timeline (TraceTimeline) when the run ends.

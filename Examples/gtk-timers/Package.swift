@@ -8,8 +8,10 @@ let package = Package(
     name: "gtk-timers",
     platforms: [.macOS(.v15)],
     dependencies: [
-        // The library and the scenarios' logic libraries, by path: the repository root.
+        // The library, by path: the repository root; the scenarios' logic libraries, from
+        // the examples' package.
         .package(name: "RunLoopKit", path: "../.."),
+        .package(name: "Examples", path: ".."),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
@@ -27,8 +29,8 @@ let package = Package(
                 "CGtk",
                 .product(name: "RunLoopKit", package: "RunLoopKit"),
                 .product(name: "RunLoopKitGLib", package: "RunLoopKit"),
-                .product(name: "TaskTimers", package: "RunLoopKit"),
-                .product(name: "Stopwatch", package: "RunLoopKit"),
+                .product(name: "TaskTimers", package: "Examples"),
+                .product(name: "Stopwatch", package: "Examples"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Main"

@@ -1,6 +1,6 @@
 import Glibc
 import RunLoopKit
-import TraceTimeline
+import RunLoopKitTraceTimeline
 
 let usage = """
     OVERVIEW: Prints the activity and callout sequence of a one-second run of the main loop:

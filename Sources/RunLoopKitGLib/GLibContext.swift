@@ -1,4 +1,4 @@
-internal import CGLib
+internal import CRunLoopKitGLib
 import Glibc
 
 /// A `GMainContext` as this module drives it: GLib's own iteration (`g_main_context_iterate`

@@ -1,4 +1,4 @@
-internal import CGLib
+internal import CRunLoopKitGLib
 
 /// What a ``GLibSource`` asks of the Swift side at each stage of GLib's iteration.
 protocol GLibSourceStages: AnyObject {

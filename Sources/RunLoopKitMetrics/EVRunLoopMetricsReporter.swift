@@ -1,3 +1,5 @@
+// Compiled with the package trait "Metrics" only (TraitRequired.swift says why).
+#if Metrics
 import CoreMetrics
 import RunLoopKit
 import Synchronization
@@ -183,3 +185,4 @@ extension Duration {
         components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
     }
 }
+#endif

@@ -24,7 +24,7 @@ import Testing
         for file in try Self.files(under: Self.documentation, ending: ".md") {
             documented += try DocBlocks.markdownBlocks(in: String(contentsOf: file, encoding: .utf8), file: relative(file))
         }
-        for file in try Self.files(under: ["Sources/RunLoopKit", "Sources/RunLoopKitExperimental", "Sources/RunLoopKitGLib", "Sources/SVGPlot", "Sources/TraceTimeline"], ending: ".swift") {
+        for file in try Self.files(under: ["Sources/RunLoopKit", "Sources/RunLoopKitExperimental", "Sources/RunLoopKitGLib", "Sources/RunLoopKitSVGPlot", "Sources/RunLoopKitTraceTimeline"], ending: ".swift") {
             documented += try DocBlocks.docCommentBlocks(in: String(contentsOf: file, encoding: .utf8), file: relative(file))
         }
         #expect(documented.count >= 15, "found only \(documented.count) documented blocks: is the root right?")
@@ -77,6 +77,16 @@ import Testing
         #expect(manifest.contains(".library(name: \"\(match.1)\""))
         #expect(manifest.contains("let package = Package(\n    name: \"\(match.2)\""))
         #expect(excerpt.body.contains { $0.contains(".package(path: \"../\(match.2)\")") })
+    }
+
+    /// The README cites BENCHMARKS.md's rows instead of copying their figures, which went stale
+    /// as the benchmark was rerun (issue 36: seven of them differed): no value with one of the
+    /// benchmark's units in it.
+    @Test func readmeCopiesNoBenchmarkFigure() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let figure = /[0-9][0-9,.]*\s*(µs|ns|wakes\/s|wakeups\/s|wakes a second|% CPU|bytes)(?![A-Za-z])/
+        let copied = readme.matches(of: figure).map { String($0.output.0) }
+        #expect(copied.isEmpty, "README.md copies benchmark figures \(copied); cite the BENCHMARKS.md row instead")
     }
 
     @Test func theExtractorSeesBlocksAndSnippets() throws {

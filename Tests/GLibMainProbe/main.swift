@@ -13,7 +13,7 @@
 // - attach: EVRunLoop.main attached to the default context, the program in g_main_loop_run:
 //   the main queue, the main actor, timers, a frame timer, sources and observers run on the
 //   main thread; an idle second costs no pass and no wake; after detach() nothing runs.
-import CGLib
+import CRunLoopKitGLib
 import Foundation
 import Glibc
 import RunLoopKit

@@ -1,4 +1,4 @@
-import ExampleTesting
+import RunLoopKitExampleTesting
 import Testing
 
 /// GLib and EVRunLoop.main on the real main thread, in `glib-main-probe` (Swift Testing runs

@@ -1,4 +1,4 @@
-import ExampleTesting
+import RunLoopKitExampleTesting
 import Testing
 
 /// The main loop and libdispatch's main queue, on the real main thread.

@@ -1,4 +1,4 @@
-import CGLib
+import CRunLoopKitGLib
 import Dispatch
 import RunLoopKit
 import RunLoopKitGLib

@@ -1,3 +1,5 @@
+// Built with the package trait "Metrics" only (make test enables it).
+#if Metrics
 import CoreMetrics
 import MetricsTestKit
 import RunLoopKit
@@ -111,3 +113,4 @@ struct ReporterTests {
                     == [1_000_000_000, 1_000_000_000, 1_000_000_000])
     }
 }
+#endif

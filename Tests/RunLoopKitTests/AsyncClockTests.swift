@@ -1,7 +1,7 @@
 import Foundation
 import RunLoopKit
 import Testing
-import TestSupport
+import RunLoopKitTestSupport
 
 /// `loop.clock`, the tick sequences, and `EVVirtualClock` as a `Clock`.
 @Suite("Async clocks and ticks", .serialized, .timeLimit(.minutes(10)))

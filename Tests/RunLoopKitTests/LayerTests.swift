@@ -39,7 +39,7 @@ struct LayerTests {
 
     @Test("Core names no backend implementation and never the C shim, not even in comments")
     func coreIsPureSwift() throws {
-        let forbidden = ["CLibev", "LibevBackend", "VirtualBackend", "CycleClock", "CycleRate",
+        let forbidden = ["CRunLoopKitLibev", "LibevBackend", "VirtualBackend", "CycleClock", "CycleRate",
                          "SignalClaims", "WakeGrid"]
         for (name, text) in try Self.files(in: "Core") {
             #expect(Self.named(forbidden, in: text).isEmpty, "Core/\(name) names \(Self.named(forbidden, in: text))")
@@ -63,11 +63,11 @@ struct LayerTests {
         }
     }
 
-    @Test("only Backend/ and Platform/ import CLibev")
+    @Test("only Backend/ and Platform/ import CRunLoopKitLibev")
     func cShimImports() throws {
         for folder in ["Public", "Async", "Core"] {
             for (name, text) in try Self.files(in: folder) {
-                #expect(!Self.code(text).contains("import CLibev"), "\(folder)/\(name) imports CLibev")
+                #expect(!Self.code(text).contains("import CRunLoopKitLibev"), "\(folder)/\(name) imports CRunLoopKitLibev")
             }
         }
     }

@@ -1,5 +1,5 @@
 import Foundation
-import SVGPlot
+import RunLoopKitSVGPlot
 import Testing
 
 @Suite struct FigureTests {

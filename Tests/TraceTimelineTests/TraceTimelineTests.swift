@@ -4,7 +4,7 @@ import FoundationXML
 #endif
 import RunLoopKit
 import Testing
-import TraceTimeline
+import RunLoopKitTraceTimeline
 
 /// The elements of an SVG document, as an XML parser reads it (which also checks that it is
 /// well formed).

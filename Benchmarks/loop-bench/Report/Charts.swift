@@ -1,5 +1,5 @@
 import Foundation
-import SVGPlot
+import RunLoopKitSVGPlot
 
 /// The charts `--write` draws next to the report, from what the workloads collected in
 /// ``ChartData``: CPU per fire against N, wakes/s at tolerance 0 and 0.1 s, and lateness
@@ -64,19 +64,19 @@ enum Charts {
     }
 
     /// The machine's wakes against the number of processes (a line chart drawn with
-    /// SVGPlot; Dispatch left out: ~1,000 wakes/s would flatten the other lines).
+    /// RunLoopKitSVGPlot; Dispatch left out: ~1,000 wakes/s would flatten the other lines).
     private static func machineChart(_ data: ChartData) -> Chart? {
         let modes: [MachineCoalescing.Mode] = [.sharedGrid, .perLoop, .libev]
-        func chart(_ key: String, _ title: String) -> SVGPlot.Chart {
-            let series = modes.compactMap { mode -> SVGPlot.Chart.Series? in
+        func chart(_ key: String, _ title: String) -> RunLoopKitSVGPlot.Chart {
+            let series = modes.compactMap { mode -> RunLoopKitSVGPlot.Chart.Series? in
                 guard let points = data.series("\(key)/\(mode.rawValue)")[mode.peer], !points.isEmpty else { return nil }
                 // Repetitions of one P: their mean.
                 let byP = Dictionary(grouping: points, by: \.x).map { x, list in
-                    SVGPlot.Chart.Point(x: x, y: list.map(\.y).reduce(0, +) / Double(list.count))
+                    RunLoopKitSVGPlot.Chart.Point(x: x, y: list.map(\.y).reduce(0, +) / Double(list.count))
                 }
-                return SVGPlot.Chart.Series(label: mode.label, points: byP.sorted { $0.x < $1.x })
+                return RunLoopKitSVGPlot.Chart.Series(label: mode.label, points: byP.sorted { $0.x < $1.x })
             }
-            return SVGPlot.Chart(title: title, xLabel: "processes P", yLabel: "wakes/s, whole machine", series: series)
+            return RunLoopKitSVGPlot.Chart(title: title, xLabel: "processes P", yLabel: "wakes/s, whole machine", series: series)
         }
         let instants = chart("machine-instants", "Distinct wake instants/s (1 ms)")
         let clusters = chart("machine-clusters", "Wake clusters/s (5 ms)")

@@ -1,4 +1,4 @@
-import CGLib
+import CRunLoopKitGLib
 import CLibevBench
 import Dispatch
 import Foundation

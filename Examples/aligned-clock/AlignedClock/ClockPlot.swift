@@ -1,5 +1,5 @@
 import Foundation
-import SVGPlot
+import RunLoopKitSVGPlot
 
 /// `--plot`: each strategy's display lag over the run, one chart per strategy side by side
 /// (their scales differ by four orders of magnitude).

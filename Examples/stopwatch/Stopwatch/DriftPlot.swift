@@ -1,4 +1,4 @@
-import SVGPlot
+import RunLoopKitSVGPlot
 
 /// `--plot`: how far each approach's shown time drifted from the wall clock while the
 /// stopwatch ran, next to the frames dropped.

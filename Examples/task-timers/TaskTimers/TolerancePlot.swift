@@ -1,4 +1,4 @@
-import SVGPlot
+import RunLoopKitSVGPlot
 
 /// `--plot` with `--compare-tolerance`: the loop's wakes without and with tolerance, side by side.
 public enum TolerancePlot {

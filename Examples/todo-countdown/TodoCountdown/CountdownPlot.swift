@@ -1,4 +1,4 @@
-import SVGPlot
+import RunLoopKitSVGPlot
 
 /// `--plot`: the strategies side by side — how late each new second reached the screen, and
 /// how often the loop woke for it.

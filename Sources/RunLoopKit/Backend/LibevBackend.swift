@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-internal import CLibev
+internal import CRunLoopKitLibev
 import Glibc
 import Synchronization
 
@@ -53,7 +53,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
     private var wakeUnread = false
     private var deadline: Watcher
     private var wallClock: Watcher
-    /// The process's fork count (``CLibev``'s `pthread_atfork` child handler) when the
+    /// The process's fork count (``CRunLoopKitLibev``'s `pthread_atfork` child handler) when the
     /// loop's kernel objects were last made: another value means this is a forked child.
     private var forkGeneration = clibev_fork_generation()
     private var armedDeadline: Int64 = -1

@@ -1,4 +1,4 @@
-internal import CLibev
+internal import CRunLoopKitLibev
 import Glibc
 
 /// Child processes, the platform's part: opening a pidfd, and waiting for one child of this

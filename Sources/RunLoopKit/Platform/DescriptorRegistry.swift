@@ -1,4 +1,4 @@
-internal import CLibev
+internal import CRunLoopKitLibev
 import Glibc
 
 /// Tells whether a descriptor number still names the open file a loop first saw there,

@@ -1,4 +1,4 @@
-internal import CLibev
+internal import CRunLoopKitLibev
 import Glibc
 
 /// A POSIX thread that runs one closure and is joined when it ends, not detached: a joined

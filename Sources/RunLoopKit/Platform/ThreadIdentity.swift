@@ -1,4 +1,4 @@
-internal import CLibev
+internal import CRunLoopKitLibev
 import Glibc
 import Synchronization
 

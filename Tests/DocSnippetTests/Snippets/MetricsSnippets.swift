@@ -1,10 +1,13 @@
 import RunLoopKit
+#if Metrics
 import RunLoopKitMetrics
+#endif
 import Testing
 
 // The loop health metrics: TestingOnVirtualTime.md's section and the doc comment of
 // EVRunLoopMetricsReporter (Sources/RunLoopKitMetrics).
 @Suite struct MetricsSnippets {
+    #if Metrics
     /// Compiled, not run: it reports on the thread's real loop.
     static func reporterExample() {
         // snippet: metrics-reporter-doc
@@ -14,6 +17,7 @@ import Testing
         reporter.start(every: .seconds(10))  // or call reporter.report() yourself, from any thread
         // end
     }
+    #endif
 
     @Test func metricsOnVirtualTime() {
         // snippet: metrics-virtual-time

@@ -1,6 +1,6 @@
 import RunLoopKit
 import Testing
-import TestSupport
+import RunLoopKitTestSupport
 
 // TestingOnVirtualTime.md, run as tests.
 

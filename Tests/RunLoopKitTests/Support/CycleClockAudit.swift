@@ -1,4 +1,4 @@
-internal import CLibev
+internal import CRunLoopKitLibev
 @testable import RunLoopKit
 import Glibc
 

@@ -1,11 +1,18 @@
-// CLibev: the C side of RunLoopKit's libev backend.
+// CRunLoopKitLibev: the C side of RunLoopKit's libev backend.
 //
 // libev's watcher set-up is a family of macros (ev_io_init and its kin)
 // that Swift cannot call. Each clibev_* function below wraps exactly one of them,
 // plus the few Linux calls (timerfd, pidfd and waitid, the main thread) whose headers Swift's Glibc module
 // does not cover on every distribution.
-#ifndef CLIBEV_H
-#define CLIBEV_H
+#ifndef CRUNLOOPKITLIBEV_H
+#define CRUNLOOPKITLIBEV_H
+
+// The one place a build on another system stops: RunLoopKit waits through libev with timerfd,
+// eventfd, signalfd, pidfd and inotify, and its Swift imports Glibc. SwiftPM compiles this C
+// target before the Swift ones that import it, so this is the only message.
+#if !defined(__linux__)
+#error "RunLoopKit runs on Linux only (libev with timerfd, eventfd, signalfd, pidfd, inotify; Glibc). On Apple platforms, CFRunLoop (Foundation's RunLoop) is what it follows."
+#else
 
 #include <ev.h>
 #include <pthread.h>
@@ -149,7 +156,7 @@ static inline uint64_t clibev_ticks(void) {
 /// other between the kernel's slews; 0 otherwise, or when the clocksource cannot be read.
 int clibev_ticks_drive_monotonic(void);
 /// The calling thread's RunLoopKit identity (`ThreadLoops.id`), cached in a thread-local
-/// variable; 0 until `clibev_set_thread_id` is called on the thread. Defined in clibev.c, not
+/// variable; 0 until `clibev_set_thread_id` is called on the thread. Defined in crunloopkitlibev.c, not
 /// inline: a thread-local read inlined into Swift code may be computed once in an async
 /// function and reused after it resumes on another thread (LLVM treats the address of a
 /// thread-local variable, and `pthread_self()`, declared `const`, as invariant within a
@@ -163,4 +170,6 @@ void clibev_set_thread_id(uint64_t id);
 /// glibc hands a joined thread's `pthread_t` to the next thread it creates.
 int clibev_is_main_thread(void);
 
-#endif
+#endif  // defined(__linux__)
+
+#endif  // CRUNLOOPKITLIBEV_H

@@ -1,6 +1,6 @@
 import Foundation
 import RunLoopKit
-import SVGPlot
+import RunLoopKitSVGPlot
 
 /// A loop's trace drawn as an SVG timeline of its passes: what `__CFRunLoopRun` did, to be seen
 /// rather than imagined.

@@ -1,5 +1,5 @@
 import RunLoopKit
-import SVGPlot
+import RunLoopKitSVGPlot
 import TaskTimers
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import RunLoopKit
-import SVGPlot
+import RunLoopKitSVGPlot
 
 /// The layout of a timeline and its SVG: every step placed on one long strip, cut into rows.
 struct TimelineDrawing {

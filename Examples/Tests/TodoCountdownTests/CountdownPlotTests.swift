@@ -1,6 +1,6 @@
 import Foundation
 import RunLoopKit
-import SVGPlot
+import RunLoopKitSVGPlot
 import Testing
 import TodoCountdown
 

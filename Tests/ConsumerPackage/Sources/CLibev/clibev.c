@@ -1,0 +1,3 @@
+#include "clibev.h"
+
+int clibev_consumer_answer(void) { return 42; }

@@ -1,0 +1,5 @@
+/// The consumer's own module named TestSupport.
+public enum TestSupportName {
+    /// This module's name.
+    public static let name = "TestSupport"
+}

@@ -1,0 +1,5 @@
+/// The consumer's own module named TraceTimeline.
+public enum TraceTimelineName {
+    /// This module's name.
+    public static let name = "TraceTimeline"
+}
