@@ -2,6 +2,7 @@
 #include "clibev.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -44,6 +45,8 @@ int clibev_backend_fd(struct ev_loop *loop) {
     ev_loop_destroy(outer);
     return fd;
 }
+
+int clibev_dup_onto(int fd, int target) { return dup3(fd, target, O_CLOEXEC); }
 
 size_t clibev_io_size(void) { return sizeof(ev_io); }
 

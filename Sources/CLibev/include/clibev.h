@@ -31,6 +31,11 @@ int clibev_is_active(void *w);
 /// when `loop`'s backend cannot be embedded (none but epoll, kqueue or event ports can).
 int clibev_backend_fd(struct ev_loop *loop);
 
+/// `dup3(fd, target, O_CLOEXEC)`: `target` names `fd`'s open file description (after
+/// `fork()`, the loop's new epoll instance under the number handed out before). Returns
+/// `target`, or -1 with errno set.
+int clibev_dup_onto(int fd, int target);
+
 /// `eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)`. Returns the fd, or -1 with errno set.
 int clibev_eventfd_create(void);
 /// Adds 1 to an eventfd's counter (async-signal-safe). Returns 0, or -1 with errno set.
