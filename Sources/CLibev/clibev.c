@@ -110,7 +110,16 @@ static pthread_mutex_t receivers_lock = PTHREAD_MUTEX_INITIALIZER;
 // One past the highest slot ever taken: how far a handler looks.
 static _Atomic int slots_used = 0;
 
-static void fan_out(int signum) {
+// By signal number, the handler SIGCHLD had before the fan-out replaced it, when that was a
+// function (not SIG_DFL or SIG_IGN): the fan-out calls it after its own work. SIGCHLD is
+// shared by every part of a program that waits for its children (GLib's child watch where
+// it has no pidfd, libuv, a program's own handler), each checking its own; other signals
+// are replaced, as GLib, libuv and sd-event replace them. Written before the handler is
+// installed.
+static struct sigaction chained[65];
+static _Atomic int chaining[65];
+
+static void fan_out(int signum, siginfo_t *info, void *context) {
     int saved = errno;
     pid_t self = getpid();
     uint64_t bit = (uint64_t)1 << (signum - 1);
@@ -124,6 +133,10 @@ static void fan_out(int signum) {
             (void)!write(atomic_load(&receiver->wake_fd), &one, sizeof one);
         }
         atomic_fetch_sub(&readers[slot], 1);
+    }
+    if (atomic_load(&chaining[signum])) {
+        if (chained[signum].sa_flags & SA_SIGINFO) chained[signum].sa_sigaction(signum, info, context);
+        else chained[signum].sa_handler(signum);
     }
     errno = saved;
 }
@@ -175,10 +188,16 @@ uint64_t clibev_signal_receiver_take(clibev_signal_receiver *receiver) {
 }
 
 int clibev_signal_catch(int signum) {
+    struct sigaction previous;
+    if (sigaction(signum, NULL, &previous) != 0) return -1;
+    int chains = signum == SIGCHLD && (previous.sa_flags & SA_SIGINFO ? previous.sa_sigaction != fan_out
+                                                                       : previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN);
+    if (chains) chained[signum] = previous;
+    atomic_store(&chaining[signum], chains);
     struct sigaction action = {0};
-    action.sa_handler = fan_out;
+    action.sa_sigaction = fan_out;
     sigfillset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
+    action.sa_flags = SA_RESTART | SA_SIGINFO;
     return sigaction(signum, &action, NULL);
 }
 

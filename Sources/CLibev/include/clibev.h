@@ -96,7 +96,9 @@ uint64_t clibev_signal_receiver_take(clibev_signal_receiver *receiver);
 /// eventfd of its own (the parent's is shared with the child).
 void clibev_signal_receiver_adopt(clibev_signal_receiver *receiver, int wake_fd);
 /// `sigaction(signum)` to the fan-out handler (all signals blocked while it runs,
-/// `SA_RESTART`). Returns 0, or -1 with errno set.
+/// `SA_RESTART`). For `SIGCHLD`, a handler function installed before (GLib's child watch
+/// where it has no pidfd, libuv's, the program's) is called after the fan-out: every waiter of the
+/// process's children shares that signal. Returns 0, or -1 with errno set.
 int clibev_signal_catch(int signum);
 
 /// How many times this process is a forked child (a `pthread_atfork` child handler counts):

@@ -534,8 +534,10 @@ final class LibevBackend: Backend, @unchecked Sendable {
                 }
                 signalReceiver = receiver
             }
-            SignalClaims.claim(number)
+            // Wanted before the handler is installed: an arrival in between would be taken
+            // from the disposition before and given to no receiver.
             clibev_signal_receiver_want(signalReceiver, number, 1)
+            SignalClaims.claim(number)
             signalWatches[number, default: []].append(token)
             // A thread inherits its creator's signal mask: a signal blocked in every thread
             // (as in children of some process launchers) would never arrive. The loop's
@@ -577,8 +579,9 @@ final class LibevBackend: Backend, @unchecked Sendable {
         watchCount -= 1
         let remaining = tokens.filter { $0 != token }
         signalWatches[signal] = remaining.isEmpty ? nil : remaining
-        if remaining.isEmpty { clibev_signal_receiver_want(signalReceiver, signal, 0) }
+        // Released before it is unwanted: the disposition before comes back first.
         SignalClaims.release(signal)
+        if remaining.isEmpty { clibev_signal_receiver_want(signalReceiver, signal, 0) }
     }
 
     /// Arms the realtime timerfd far in the future, only so that a clock set cancels it.
