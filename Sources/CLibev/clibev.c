@@ -201,13 +201,31 @@ int clibev_signal_catch(int signum) {
     return sigaction(signum, &action, NULL);
 }
 
+void clibev_signals_lock(void) { pthread_mutex_lock(&receivers_lock); }
+
+void clibev_signals_unlock(void) { pthread_mutex_unlock(&receivers_lock); }
+
 static _Atomic unsigned fork_generation = 0;
 
-static void count_fork_child(void) { atomic_fetch_add(&fork_generation, 1); }
+// fork() and the signal registry: the lock is held across the fork, so the child's copy is
+// never locked by a thread the child does not have; handlers that were reading a slot in
+// another thread are not in the child (the forking thread is in none: the handler blocks
+// every signal), so the child's counts start at 0.
+static void lock_for_fork(void) { pthread_mutex_lock(&receivers_lock); }
 
-__attribute__((constructor)) static void watch_forks(void) { pthread_atfork(NULL, NULL, count_fork_child); }
+static void unlock_in_parent(void) { pthread_mutex_unlock(&receivers_lock); }
 
-unsigned clibev_fork_generation(void) { return atomic_load_explicit(&fork_generation, memory_order_relaxed); }
+static void adopt_in_child(void) {
+    for (int slot = 0; slot < CLIBEV_SIGNAL_RECEIVERS; slot++) {
+        atomic_store(&readers[slot], 0);
+    }
+    pthread_mutex_unlock(&receivers_lock);
+    atomic_fetch_add(&fork_generation, 1);
+}
+
+__attribute__((constructor)) static void watch_forks(void) { pthread_atfork(lock_for_fork, unlock_in_parent, adopt_in_child); }
+
+unsigned clibev_fork_generation(void) { return atomic_load_explicit(&fork_generation, memory_order_acquire); }
 
 int clibev_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
 

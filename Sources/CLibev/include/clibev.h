@@ -101,6 +101,11 @@ void clibev_signal_receiver_adopt(clibev_signal_receiver *receiver, int wake_fd)
 /// process's children shares that signal. Returns 0, or -1 with errno set.
 int clibev_signal_catch(int signum);
 
+/// The lock of the signal registry, for the callers that change dispositions: `fork()`
+/// leaves it unlocked in the child (a `pthread_atfork` handler holds it across the fork).
+void clibev_signals_lock(void);
+void clibev_signals_unlock(void);
+
 /// How many times this process is a forked child (a `pthread_atfork` child handler counts):
 /// a loop that sees another value than when it made its kernel objects is in a child.
 unsigned clibev_fork_generation(void);
