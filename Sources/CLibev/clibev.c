@@ -127,10 +127,14 @@ static void fan_out(int signum, siginfo_t *info, void *context) {
     for (int slot = 0; slot < used; slot++) {
         atomic_fetch_add(&readers[slot], 1);
         clibev_signal_receiver *receiver = atomic_load(&receivers[slot]);
-        if (receiver && atomic_load(&receiver->pid) == self && (atomic_load(&receiver->wanted) & bit)) {
+        if (receiver && (atomic_load(&receiver->wanted) & bit)) {
             atomic_fetch_or(&receiver->pending, bit);
-            uint64_t one = 1;
-            (void)!write(atomic_load(&receiver->wake_fd), &one, sizeof one);
+            // A receiver made in another process (a forked child's copy) is marked only: its
+            // eventfd is that process's; the loop reads the mark when it adopts the child.
+            if (atomic_load(&receiver->pid) == self) {
+                uint64_t one = 1;
+                (void)!write(atomic_load(&receiver->wake_fd), &one, sizeof one);
+            }
         }
         atomic_fetch_sub(&readers[slot], 1);
     }
@@ -210,7 +214,7 @@ static _Atomic unsigned fork_generation = 0;
 // fork() and the signal registry: the lock is held across the fork, so the child's copy is
 // never locked by a thread the child does not have; handlers that were reading a slot in
 // another thread are not in the child (the forking thread is in none: the handler blocks
-// every signal), so the child's counts start at 0.
+// every signal), so the child's counts start at 0; the parent's arrivals are the parent's.
 static void lock_for_fork(void) { pthread_mutex_lock(&receivers_lock); }
 
 static void unlock_in_parent(void) { pthread_mutex_unlock(&receivers_lock); }
@@ -218,6 +222,8 @@ static void unlock_in_parent(void) { pthread_mutex_unlock(&receivers_lock); }
 static void adopt_in_child(void) {
     for (int slot = 0; slot < CLIBEV_SIGNAL_RECEIVERS; slot++) {
         atomic_store(&readers[slot], 0);
+        clibev_signal_receiver *receiver = atomic_load(&receivers[slot]);
+        if (receiver) atomic_store(&receiver->pending, 0);
     }
     pthread_mutex_unlock(&receivers_lock);
     atomic_fetch_add(&fork_generation, 1);

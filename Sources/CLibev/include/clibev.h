@@ -92,8 +92,9 @@ void clibev_signal_receiver_want(clibev_signal_receiver *receiver, int signum, i
 /// The signals that arrived since the last call (bit `signum - 1`), cleared.
 uint64_t clibev_signal_receiver_take(clibev_signal_receiver *receiver);
 /// Makes the receiver answer to this process, waking `wake_fd`: a forked child's receivers
-/// (copies of the parent's) get no signals until their loop adopts the child with an
-/// eventfd of its own (the parent's is shared with the child).
+/// (copies of the parent's, their arrivals cleared at the fork) are marked but never woken
+/// until their loop adopts the child with an eventfd of its own (the parent's is shared
+/// with the child); the adopting loop then reads what was marked.
 void clibev_signal_receiver_adopt(clibev_signal_receiver *receiver, int wake_fd);
 /// `sigaction(signum)` to the fan-out handler (all signals blocked while it runs,
 /// `SA_RESTART`). For `SIGCHLD`, a handler function installed before (GLib's child watch

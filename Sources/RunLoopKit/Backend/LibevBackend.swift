@@ -183,7 +183,12 @@ final class LibevBackend: Backend, @unchecked Sendable {
         wakeUnread = false
         armedDeadline = -1
         startKernelWatchers()
-        if let signalReceiver { clibev_signal_receiver_adopt(signalReceiver, wake.fd) }
+        if let signalReceiver {
+            clibev_signal_receiver_adopt(signalReceiver, wake.fd)
+            // Signals that came in the child before this are marked, not written: the next
+            // sleep reads them (`readWake()`).
+            wakeUnread = true
+        }
         // libev makes its new epoll instance at its next iteration (`loop_fork`); nothing is
         // collected here (no sink), and what is ready stays ready (level-triggered).
         ev_run(loop, Int32(EVRUN_NOWAIT))
