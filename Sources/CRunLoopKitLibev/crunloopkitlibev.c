@@ -3,6 +3,7 @@
 #ifdef __linux__  // elsewhere the header stops the build with its one message
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -47,6 +48,8 @@ int clibev_backend_fd(struct ev_loop *loop) {
     ev_loop_destroy(outer);
     return fd;
 }
+
+int clibev_dup_onto(int fd, int target) { return dup3(fd, target, O_CLOEXEC); }
 
 size_t clibev_io_size(void) { return sizeof(ev_io); }
 
@@ -110,7 +113,16 @@ static pthread_mutex_t receivers_lock = PTHREAD_MUTEX_INITIALIZER;
 // One past the highest slot ever taken: how far a handler looks.
 static _Atomic int slots_used = 0;
 
-static void fan_out(int signum) {
+// By signal number, the handler SIGCHLD had before the fan-out replaced it, when that was a
+// function (not SIG_DFL or SIG_IGN): the fan-out calls it after its own work. SIGCHLD is
+// shared by every part of a program that waits for its children (GLib's child watch where
+// it has no pidfd, libuv, a program's own handler), each checking its own; other signals
+// are replaced, as GLib, libuv and sd-event replace them. Written before the handler is
+// installed.
+static struct sigaction chained[65];
+static _Atomic int chaining[65];
+
+static void fan_out(int signum, siginfo_t *info, void *context) {
     int saved = errno;
     pid_t self = getpid();
     uint64_t bit = (uint64_t)1 << (signum - 1);
@@ -118,12 +130,20 @@ static void fan_out(int signum) {
     for (int slot = 0; slot < used; slot++) {
         atomic_fetch_add(&readers[slot], 1);
         clibev_signal_receiver *receiver = atomic_load(&receivers[slot]);
-        if (receiver && atomic_load(&receiver->pid) == self && (atomic_load(&receiver->wanted) & bit)) {
+        if (receiver && (atomic_load(&receiver->wanted) & bit)) {
             atomic_fetch_or(&receiver->pending, bit);
-            uint64_t one = 1;
-            (void)!write(atomic_load(&receiver->wake_fd), &one, sizeof one);
+            // A receiver made in another process (a forked child's copy) is marked only: its
+            // eventfd is that process's; the loop reads the mark when it adopts the child.
+            if (atomic_load(&receiver->pid) == self) {
+                uint64_t one = 1;
+                (void)!write(atomic_load(&receiver->wake_fd), &one, sizeof one);
+            }
         }
         atomic_fetch_sub(&readers[slot], 1);
+    }
+    if (atomic_load(&chaining[signum])) {
+        if (chained[signum].sa_flags & SA_SIGINFO) chained[signum].sa_sigaction(signum, info, context);
+        else chained[signum].sa_handler(signum);
     }
     errno = saved;
 }
@@ -175,20 +195,46 @@ uint64_t clibev_signal_receiver_take(clibev_signal_receiver *receiver) {
 }
 
 int clibev_signal_catch(int signum) {
+    struct sigaction previous;
+    if (sigaction(signum, NULL, &previous) != 0) return -1;
+    int chains = signum == SIGCHLD && (previous.sa_flags & SA_SIGINFO ? previous.sa_sigaction != fan_out
+                                                                       : previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN);
+    if (chains) chained[signum] = previous;
+    atomic_store(&chaining[signum], chains);
     struct sigaction action = {0};
-    action.sa_handler = fan_out;
+    action.sa_sigaction = fan_out;
     sigfillset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
+    action.sa_flags = SA_RESTART | SA_SIGINFO;
     return sigaction(signum, &action, NULL);
 }
 
+void clibev_signals_lock(void) { pthread_mutex_lock(&receivers_lock); }
+
+void clibev_signals_unlock(void) { pthread_mutex_unlock(&receivers_lock); }
+
 static _Atomic unsigned fork_generation = 0;
 
-static void count_fork_child(void) { atomic_fetch_add(&fork_generation, 1); }
+// fork() and the signal registry: the lock is held across the fork, so the child's copy is
+// never locked by a thread the child does not have; handlers that were reading a slot in
+// another thread are not in the child (the forking thread is in none: the handler blocks
+// every signal), so the child's counts start at 0; the parent's arrivals are the parent's.
+static void lock_for_fork(void) { pthread_mutex_lock(&receivers_lock); }
 
-__attribute__((constructor)) static void watch_forks(void) { pthread_atfork(NULL, NULL, count_fork_child); }
+static void unlock_in_parent(void) { pthread_mutex_unlock(&receivers_lock); }
 
-unsigned clibev_fork_generation(void) { return atomic_load_explicit(&fork_generation, memory_order_relaxed); }
+static void adopt_in_child(void) {
+    for (int slot = 0; slot < CLIBEV_SIGNAL_RECEIVERS; slot++) {
+        atomic_store(&readers[slot], 0);
+        clibev_signal_receiver *receiver = atomic_load(&receivers[slot]);
+        if (receiver) atomic_store(&receiver->pending, 0);
+    }
+    pthread_mutex_unlock(&receivers_lock);
+    atomic_fetch_add(&fork_generation, 1);
+}
+
+__attribute__((constructor)) static void watch_forks(void) { pthread_atfork(lock_for_fork, unlock_in_parent, adopt_in_child); }
+
+unsigned clibev_fork_generation(void) { return atomic_load_explicit(&fork_generation, memory_order_acquire); }
 
 int clibev_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
 

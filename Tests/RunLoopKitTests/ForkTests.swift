@@ -76,4 +76,47 @@ struct ForkTests {
             exit(ForkTests.childPassed(child) ? 0 : 1)
         }
     }
+
+    @Test("a child that drives the loop through its poll descriptor gets its own kernel objects (issue 35, item 7)")
+    func polledLoopAfterFork() async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            let loop = currentLoopOfThisThread()
+            loop.add(EVTimer(interval: 60, repeats: false) { _ in }, forMode: .default)
+            // The descriptor handed out, the epoll instance and the deadline timerfd in use.
+            let descriptor = loop.pollDescriptor
+            _ = PolledLoopTests.drive(loop, for: .milliseconds(10))
+            let child = fork()
+            if child == 0 {
+                // Once the parent sleeps towards its 300 ms deadline, a pass whose deadline
+                // is later: the child's own timer, which fires in the child.
+                usleep(50_000)
+                let fired = LoopBox(false)
+                loop.add(EVTimer(interval: 1.5, repeats: false) { _ in fired.value = true }, forMode: .default)
+                _ = PolledLoopTests.drive(loop, for: .seconds(3)) { fired.value }
+                // The descriptor a driving loop registered before fork() names this loop's
+                // epoll instance now.
+                _exit(fired.value && loop.pollDescriptor == descriptor ? 0 : 1)
+            }
+            let start = ContinuousClock.now
+            let firedAfter = LoopBox<Duration?>(nil)
+            loop.add(EVTimer(interval: .milliseconds(300), repeats: false) { _ in
+                firedAfter.value = ContinuousClock.now - start
+                loop.stop()
+            }, forMode: .default)
+            // The parent sleeps in its own run, on its own epoll instance and deadline timerfd.
+            let wakesBefore = loop.statistics.wakeups
+            loop.run(mode: .default, for: .seconds(4))
+            let wakes = loop.statistics.wakeups - wakesBefore
+            let childPassed = ForkTests.childPassed(child)
+            let late = firedAfter.value.map { "\($0)" } ?? "never"
+            let parentOnTime = firedAfter.value.map { $0 >= .milliseconds(300) && $0 < .milliseconds(1_000) } ?? false
+                && wakes <= 5
+            FileHandle.standardError.write(Data(
+                "\(childPassed && parentOnTime ? "PASS" : "FAIL"): parent's 300 ms timer fired after \(late), \(wakes) wakes; child passed: \(childPassed)\n".utf8))
+            exit(0)
+        }
+        let text = result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
+        print(text)
+        #expect(text.hasPrefix("PASS"), "\(text)")
+    }
 }

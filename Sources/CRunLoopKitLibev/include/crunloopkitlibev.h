@@ -38,6 +38,11 @@ int clibev_is_active(void *w);
 /// when `loop`'s backend cannot be embedded (none but epoll, kqueue or event ports can).
 int clibev_backend_fd(struct ev_loop *loop);
 
+/// `dup3(fd, target, O_CLOEXEC)`: `target` names `fd`'s open file description (after
+/// `fork()`, the loop's new epoll instance under the number handed out before). Returns
+/// `target`, or -1 with errno set.
+int clibev_dup_onto(int fd, int target);
+
 /// `eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)`. Returns the fd, or -1 with errno set.
 int clibev_eventfd_create(void);
 /// Adds 1 to an eventfd's counter (async-signal-safe). Returns 0, or -1 with errno set.
@@ -94,12 +99,20 @@ void clibev_signal_receiver_want(clibev_signal_receiver *receiver, int signum, i
 /// The signals that arrived since the last call (bit `signum - 1`), cleared.
 uint64_t clibev_signal_receiver_take(clibev_signal_receiver *receiver);
 /// Makes the receiver answer to this process, waking `wake_fd`: a forked child's receivers
-/// (copies of the parent's) get no signals until their loop adopts the child with an
-/// eventfd of its own (the parent's is shared with the child).
+/// (copies of the parent's, their arrivals cleared at the fork) are marked but never woken
+/// until their loop adopts the child with an eventfd of its own (the parent's is shared
+/// with the child); the adopting loop then reads what was marked.
 void clibev_signal_receiver_adopt(clibev_signal_receiver *receiver, int wake_fd);
 /// `sigaction(signum)` to the fan-out handler (all signals blocked while it runs,
-/// `SA_RESTART`). Returns 0, or -1 with errno set.
+/// `SA_RESTART`). For `SIGCHLD`, a handler function installed before (GLib's child watch
+/// where it has no pidfd, libuv's, the program's) is called after the fan-out: every waiter of the
+/// process's children shares that signal. Returns 0, or -1 with errno set.
 int clibev_signal_catch(int signum);
+
+/// The lock of the signal registry, for the callers that change dispositions: `fork()`
+/// leaves it unlocked in the child (a `pthread_atfork` handler holds it across the fork).
+void clibev_signals_lock(void);
+void clibev_signals_unlock(void);
 
 /// How many times this process is a forked child (a `pthread_atfork` child handler counts):
 /// a loop that sees another value than when it made its kernel objects is in a child.

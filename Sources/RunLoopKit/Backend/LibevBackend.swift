@@ -55,7 +55,8 @@ final class LibevBackend: Backend, @unchecked Sendable {
     private var wallClock: Watcher
     /// The process's fork count (``CRunLoopKitLibev``'s `pthread_atfork` child handler) when the
     /// loop's kernel objects were last made: another value means this is a forked child.
-    private var forkGeneration = clibev_fork_generation()
+    /// An atomic because ``wakeUp()`` reads it on any thread.
+    private let forkGeneration = Atomic<UInt32>(clibev_fork_generation())
     private var armedDeadline: Int64 = -1
     /// Whether the deadline timerfd fired during the current wait, and whether anything
     /// else (a wake, a descriptor, a signal) did.
@@ -155,13 +156,19 @@ final class LibevBackend: Backend, @unchecked Sendable {
         armWallClockWatch()
     }
 
-    /// In a forked child, before its first wait: the child shares the parent's epoll
-    /// instance and timerfds (open file descriptions), so waiting on them would take the
-    /// parent's events and move its deadline. libev makes a new epoll instance and
-    /// re-registers every watch (`ev_loop_fork`); the timerfds are made anew; the signal
-    /// receiver answers to this process.
+    /// Whether this process is a forked child that the loop has not adopted yet.
+    private var isUnadoptedChild: Bool {
+        forkGeneration.load(ordering: .acquiring) != clibev_fork_generation()
+    }
+
+    /// In a forked child, before the loop first touches a kernel object (a wait, or either
+    /// half of another loop's wait): the child shares the parent's epoll instance and
+    /// timerfds (open file descriptions), so waiting on them, arming them or reading them
+    /// would take the parent's events and move its deadline. libev makes a new epoll
+    /// instance and re-registers every watch (`ev_loop_fork`); the timerfds are made anew;
+    /// the signal receiver answers to this process; the ``pollDescriptor`` handed out before
+    /// names the new epoll instance (see ``keepPollDescriptor()``).
     private func adoptForkedChild() {
-        forkGeneration = clibev_fork_generation()
         ev_loop_fork(loop)
         for watcher in [wake, deadline, wallClock] {
             watcher.stop(on: loop)
@@ -176,9 +183,34 @@ final class LibevBackend: Backend, @unchecked Sendable {
         wakeUnread = false
         armedDeadline = -1
         startKernelWatchers()
-        if let signalReceiver { clibev_signal_receiver_adopt(signalReceiver, wake.fd) }
-        // The polled loop's descriptor is the new epoll instance.
-        backendDescriptor.store(-2, ordering: .releasing)
+        if let signalReceiver {
+            clibev_signal_receiver_adopt(signalReceiver, wake.fd)
+            // Signals that came in the child before this are marked, not written: the next
+            // sleep reads them (`readWake()`).
+            wakeUnread = true
+        }
+        // libev makes its new epoll instance at its next iteration (`loop_fork`); nothing is
+        // collected here (no sink), and what is ready stays ready (level-triggered).
+        ev_run(loop, Int32(EVRUN_NOWAIT))
+        keepPollDescriptor()
+        forkGeneration.store(clibev_fork_generation(), ordering: .releasing)
+    }
+
+    /// After `ev_loop_fork`: the number handed out as ``pollDescriptor`` (which a driving
+    /// loop registered, as GLib does with `g_source_add_unix_fd`) is made to name the new
+    /// epoll instance, if libev's new one got another number. libev closed that number a
+    /// moment before (`epoll_fork`), so it is free unless another thread of the child opened
+    /// a descriptor in between.
+    private func keepPollDescriptor() {
+        let handedOut = backendDescriptor.load(ordering: .acquiring)
+        guard handedOut >= 0 else { return }
+        let fresh = clibev_backend_fd(loop)
+        guard fresh >= 0, fresh != handedOut else { return }
+        if clibev_dup_onto(fresh, handedOut) < 0 {
+            let code = Glibc.errno
+            misuse("EVRunLoop: after fork(), the child cannot keep the loop's poll descriptor \(handedOut): "
+                + "\(EVRunLoop.Error(call: "dup3", errno: code))")
+        }
     }
 
     deinit {
@@ -274,7 +306,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
     func wallNanos() -> Int64 { clibev_realtime_ns() }
 
     func wait(_ wait: Wait, events: any BackendEvents) {
-        if clibev_fork_generation() != forkGeneration { adoptForkedChild() }
+        if isUnadoptedChild { adoptForkedChild() }
         self.events = events
         defer { self.events = nil }
         expiredDeadline = nil
@@ -414,7 +446,9 @@ final class LibevBackend: Backend, @unchecked Sendable {
     func wakeUp() {
         guard !wakePending.load(ordering: .sequentiallyConsistent),
               !wakePending.exchange(true, ordering: .sequentiallyConsistent) else { return }
-        if wakeWanted.load(ordering: .sequentiallyConsistent) {
+        // In a forked child not adopted yet the eventfd is the parent's: the wake stays
+        // pending for the child's first wait, which adopts it first.
+        if wakeWanted.load(ordering: .sequentiallyConsistent), !isUnadoptedChild {
             _ = clibev_eventfd_signal(wakeFD.load(ordering: .relaxed))
         }
     }
@@ -438,6 +472,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// watch changes libev defers to its next iteration (so the epoll set is complete before
     /// another loop sleeps on it) and collects what is ready already.
     func prepareForeignWait(_ wait: Wait, events: any BackendEvents) -> EVRunLoop.Instant {
+        if isUnadoptedChild { adoptForkedChild() }
         self.events = events
         defer { self.events = nil }
         // A foreign wait prepared again before it finished keeps what it collected (a wake
@@ -473,6 +508,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
     }
 
     func finishForeignWait(events: any BackendEvents) {
+        if isUnadoptedChild { adoptForkedChild() }
         self.events = events
         defer { self.events = nil }
         foreignWaiting = false
@@ -503,8 +539,10 @@ final class LibevBackend: Backend, @unchecked Sendable {
                 }
                 signalReceiver = receiver
             }
-            SignalClaims.claim(number)
+            // Wanted before the handler is installed: an arrival in between would be taken
+            // from the disposition before and given to no receiver.
             clibev_signal_receiver_want(signalReceiver, number, 1)
+            SignalClaims.claim(number)
             signalWatches[number, default: []].append(token)
             // A thread inherits its creator's signal mask: a signal blocked in every thread
             // (as in children of some process launchers) would never arrive. The loop's
@@ -546,8 +584,9 @@ final class LibevBackend: Backend, @unchecked Sendable {
         watchCount -= 1
         let remaining = tokens.filter { $0 != token }
         signalWatches[signal] = remaining.isEmpty ? nil : remaining
-        if remaining.isEmpty { clibev_signal_receiver_want(signalReceiver, signal, 0) }
+        // Released before it is unwanted: the disposition before comes back first.
         SignalClaims.release(signal)
+        if remaining.isEmpty { clibev_signal_receiver_want(signalReceiver, signal, 0) }
     }
 
     /// Arms the realtime timerfd far in the future, only so that a clock set cancels it.

@@ -1,6 +1,5 @@
 internal import CRunLoopKitLibev
 import Glibc
-import Synchronization
 
 /// Which POSIX signals the loops' signal sources catch, and what each signal's disposition
 /// was before.
@@ -16,19 +15,25 @@ enum SignalClaims {
         let previous: sigaction
     }
 
-    // Safe to share: the `sigaction` values are plain data (handler addresses and flags).
-    private struct Table: @unchecked Sendable {
-        var claims: [Int32: Claim] = [:]
-    }
+    /// The claims, under the C shim's signal lock (`clibev_signals_lock`), not a `Mutex`: a
+    /// `pthread_atfork` handler holds that lock across `fork()`, so a child never inherits it
+    /// locked by a thread it does not have (one adding or removing a signal source while
+    /// another thread forks), and can watch signals itself.
+    private nonisolated(unsafe) static var claims: [Int32: Claim] = [:]
 
-    private static let table = Mutex(Table())
+    /// Runs `body` on the claims, under the signal lock.
+    private static func withClaims<T>(_ body: (inout [Int32: Claim]) -> T) -> T {
+        clibev_signals_lock()
+        defer { clibev_signals_unlock() }
+        return body(&claims)
+    }
 
     /// Records one more watch of `signal`, in any loop; the first installs the handler.
     static func claim(_ signal: Int32) {
-        table.withLock { table in
-            if var claim = table.claims[signal] {
+        withClaims { table in
+            if var claim = table[signal] {
                 claim.watchers += 1
-                table.claims[signal] = claim
+                table[signal] = claim
                 return
             }
             var previous = sigaction()
@@ -37,21 +42,21 @@ enum SignalClaims {
                 let code = Glibc.errno
                 misuse("EVRunLoop.add(_:forMode:): cannot catch signal \(signal): \(EVRunLoop.Error(call: "sigaction", errno: code))")
             }
-            table.claims[signal] = Claim(watchers: 1, previous: previous)
+            table[signal] = Claim(watchers: 1, previous: previous)
         }
     }
 
     /// Records that a watch of `signal` stopped; after the last one, restores the
     /// disposition the signal had before the first.
     static func release(_ signal: Int32) {
-        table.withLock { table in
-            guard var claim = table.claims[signal] else { return }
+        withClaims { table in
+            guard var claim = table[signal] else { return }
             claim.watchers -= 1
             guard claim.watchers == 0 else {
-                table.claims[signal] = claim
+                table[signal] = claim
                 return
             }
-            table.claims[signal] = nil
+            table[signal] = nil
             var previous = claim.previous
             sigaction(signal, &previous, nil)
         }

@@ -52,7 +52,9 @@ extension EVRunLoop {
     /// descriptor or signal source ready, a ``wakeUp()`` (so a ``stop()``, a
     /// ``perform(inModes:label:_:)`` or an add from another thread), libdispatch's main queue
     /// for ``main``. Poll it for reading, level-triggered; never read, close or change it.
-    /// The same descriptor for the loop's life. Safe from any thread.
+    /// The same descriptor for the loop's life, in a forked child too: there the number
+    /// names the child's own epoll instance once the loop adopts the child, at its first
+    /// prepare, dispatch or run (libev's `ev_loop_fork`). Safe from any thread.
     ///
     /// It is libev's backend descriptor (its epoll instance), which holds every descriptor
     /// the loop watches: the timerfd armed at the pass's deadline, the eventfd of wakes and
