@@ -1,4 +1,4 @@
-import CGLib
+import CRunLoopKitGLib
 import Foundation
 import Glibc
 import RunLoopKit

@@ -1,4 +1,4 @@
-internal import CLibev
+internal import CRunLoopKitLibev
 import Foundation
 import Glibc
 import RunLoopKit
