@@ -48,8 +48,18 @@ extension EVSource {
     /// With a `tolerance`, the first change starts a hold of that length, and the changes
     /// that arrive meanwhile are reported together when it ends: a burst of writes shorter
     /// than the tolerance is one callout. The callout runs in the sources phase of a pass,
-    /// as every source's does. Each source holds one inotify instance (a per-user limit,
-    /// `fs.inotify.max_user_instances`, 128 by default) and one watch.
+    /// as every source's does.
+    ///
+    /// The watch starts when the source is added to a loop (on the adding thread) and lasts
+    /// while the source is in one of its modes; the changes that come while another mode
+    /// runs are reported when one of the source's modes runs. A loop's file sources share
+    /// one inotify instance (`fs.inotify.max_user_instances`, 128 per user by default,
+    /// limits the loops that watch files, not the files), and the sources of one directory
+    /// (a directory's, and those of the files in it) one watch of it
+    /// (`fs.inotify.max_user_watches`). When inotify refuses the instance or the watch, the
+    /// add sets the source's ``error`` (naming `inotify_init1` or `inotify_add_watch`, and
+    /// the limit that may be the reason), invalidates it and calls its handler once, as for
+    /// a descriptor source whose descriptor was closed.
     ///
     /// - Parameters:
     ///   - path: an absolute path to an existing file or directory.
@@ -57,9 +67,7 @@ extension EVSource {
     ///   - tolerance: how long a callout may wait for more changes after the first.
     ///   - label: a name for ``EVRunLoop/Trace``.
     ///   - handler: the callout, given the source, on the loop's thread.
-    /// - Throws: ``EVRunLoop/Error`` naming `stat` when the path does not exist, or
-    ///   `inotify_init1` / `inotify_add_watch` when inotify refuses (its per-user limit named
-    ///   when that is the reason).
+    /// - Throws: ``EVRunLoop/Error`` naming `stat` when the path does not exist.
     /// - Precondition: `path` is absolute, `changes` is not empty, `tolerance` is not
     ///   negative.
     ///
@@ -75,9 +83,7 @@ extension EVSource {
         require(!changes.isEmpty, "\(call): changes is empty")
         require(tolerance >= .zero, "\(call): tolerance \(tolerance) is negative")
         let watch = try FileWatch(path: path, wanted: changes, tolerance: tolerance.nanoseconds, call: call)
-        self.init(kind: .fileChanges(path), order: 0, label: label,
-                  descriptorIdentity: Self.identity(of: watch.descriptor), closesDescriptor: true,
-                  readiness: .read, fileWatch: watch, handler: handler)
+        self.init(kind: .fileChanges(path), order: 0, label: label, readiness: .read, fileWatch: watch, handler: handler)
     }
 
     /// For a file source, what changed since the callout before this one (read it in the
