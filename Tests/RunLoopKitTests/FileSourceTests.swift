@@ -165,6 +165,40 @@ struct FileSourceTests {
         }
     }
 
+    @Test("an overflowed inotify queue is reported as overflow to every file source of the loop, then watching goes on")
+    func overflow() throws {
+        let limit = try #require(Int(String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)))
+        Self.withDirectory { parent in
+            let (directory, other) = (parent + "/busy", parent + "/quiet")
+            mkdir(directory, 0o755)
+            mkdir(other, 0o755)
+            Self.write("", to: other + "/file")
+            let (busy, quiet, after) = onFreshThread { () -> ([EVSource.FileChanges], [EVSource.FileChanges], [[String]]) in
+                let loop = EVRunLoop.current
+                let (busy, quiet) = (Log(), Log())
+                let watching = try! EVSource(watching: directory, for: .created) { busy.record($0) }
+                let file = try! EVSource(watching: other + "/file", for: .modified) { quiet.record($0) }
+                loop.add(watching, forMode: .default)
+                loop.add(file, forMode: .default)
+                loop.run(mode: .default, for: .zero)
+                // Each file is IN_CREATE and IN_CLOSE_WRITE: more events than the queue holds.
+                for index in 0..<(limit / 2 + 100) { close(open(directory + "/f\(index)", O_WRONLY | O_CREAT, 0o644)) }
+                Self.run(loop) { busy.count >= 1 && quiet.count >= 1 }
+                let overflowed = (busy.changes, quiet.changes)
+                Self.write("", to: directory + "/after")
+                Self.run(loop) { busy.count >= overflowed.0.count + 1 }
+                let after = Array(busy.names.dropFirst(overflowed.0.count))
+                watching.invalidate()
+                file.invalidate()
+                return (overflowed.0, overflowed.1, after)
+            }
+            #expect(busy.map { $0.contains(.overflow) } == [true])
+            #expect(quiet == [.overflow])
+            #expect(after == [["after"]])
+        }
+    }
+
     @Test("a path that does not exist is thrown, naming stat")
     func missingPath() {
         #expect(throws: EVRunLoop.Error(call: "EVSource(watching: \"/nonexistent/runloopkit\"): stat", errno: ENOENT)) {

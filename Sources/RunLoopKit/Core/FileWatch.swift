@@ -83,7 +83,7 @@ final class FileWatch {
     }
 
     /// The instance's queue overflowed: changes were lost, whatever kinds they were.
-    func recordOverflow() { record(wanted, entry: nil) }
+    func recordOverflow() { pending.insert(.overflow) }
 
     /// The watch could not be made again (after fork(), in the child): the directory is gone
     /// as far as the source can tell.

@@ -3,7 +3,7 @@ import Glibc
 extension EVSource {
     /// What happened to a watched file, or to the entries of a watched directory.
     public struct FileChanges: OptionSet, Sendable, Hashable, CustomStringConvertible {
-        /// The bits: 1 created, 2 modified, 4 deleted, 8 moved, 16 attributes.
+        /// The bits: 1 created, 2 modified, 4 deleted, 8 moved, 16 attributes, 32 overflow.
         public let rawValue: UInt8
         /// Creates changes from their bits.
         public init(rawValue: UInt8) { self.rawValue = rawValue }
@@ -21,14 +21,20 @@ extension EVSource {
         public static let moved = FileChanges(rawValue: 8)
         /// Permissions, owner, timestamps or links changed (`IN_ATTRIB`).
         public static let attributes = FileChanges(rawValue: 16)
-        /// Every kind of change.
+        /// The kernel's queue of changes overflowed (`IN_Q_OVERFLOW`): changes were lost, to
+        /// this source and to every other file source of its loop, and the names reported
+        /// with it are not all that changed. Not a change of the file: look again at what the
+        /// source watches (read the file; list the directory and compare with what you knew).
+        /// It is reported whatever kinds the source asked for.
+        public static let overflow = FileChanges(rawValue: 32)
+        /// Every kind of change (``overflow``, which is not one, is reported regardless).
         public static let all: FileChanges = [.created, .modified, .deleted, .moved, .attributes]
 
         /// The kinds, such as `[created, modified]`.
         public var description: String {
             let names: [(FileChanges, String)] = [
                 (.created, "created"), (.modified, "modified"), (.deleted, "deleted"), (.moved, "moved"),
-                (.attributes, "attributes"),
+                (.attributes, "attributes"), (.overflow, "overflow"),
             ]
             return "[" + names.filter { contains($0.0) }.map(\.1).joined(separator: ", ") + "]"
         }
@@ -44,6 +50,12 @@ extension EVSource {
     /// reported, and the watch goes on with whatever file the path names. A directory
     /// reports the changes of its entries. When the watched directory (a file's, or the
     /// watched one) is deleted or moved, the source reports it, then is invalidated.
+    ///
+    /// Changes that come faster than the loop reads them can overflow the kernel's queue
+    /// (`fs.inotify.max_queued_events`): every file source of the loop then reports
+    /// ``FileChanges/overflow``, whatever `changes` asked for, and must look again at what it
+    /// watches: a file source reads its file, a directory source lists its directory
+    /// (``changedNames`` is then incomplete) and compares with what it knew.
     ///
     /// With a `tolerance`, the first change starts a hold of that length, and the changes
     /// that arrive meanwhile are reported together when it ends: a burst of writes shorter
@@ -91,7 +103,8 @@ extension EVSource {
     public var fileChanges: FileChanges { fileWatch?.delivered ?? [] }
 
     /// For a source watching a directory, the names of the entries that changed since the
-    /// callout before this one, in the order they first changed; empty otherwise. Loop
-    /// thread only.
+    /// callout before this one, in the order they first changed; empty otherwise. Not all of
+    /// them when ``fileChanges`` holds ``FileChanges/overflow``: list the directory then.
+    /// Loop thread only.
     public var changedNames: [String] { fileWatch?.deliveredNames ?? [] }
 }
