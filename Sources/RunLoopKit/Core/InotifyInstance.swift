@@ -66,6 +66,12 @@ final class InotifyInstance: Sendable {
         var watchOf: [ObjectIdentifier: Int32] = [:]
         /// Whether the loop ended: no source registers any more.
         var closed = false
+        /// The process's fork count when ``descriptor`` was made: another count now means
+        /// this is a forked child, whose descriptor is its parent's instance.
+        var generation: UInt32 = 0
+        /// Sources whose directory a forked child could not watch again, for the loop to
+        /// report (``adoptIfForked()``).
+        var lost: [EVSource] = []
     }
     private let table = Mutex(Table())
 
@@ -91,6 +97,47 @@ final class InotifyInstance: Sendable {
         if fd >= 0 { Glibc.close(fd) }
     }
 
+    /// In a forked child, the first time it is called there (or after another call made it):
+    /// the child's descriptor is its parent's instance (one open file description), whose
+    /// events are the parent's and whose watches a removal here would remove for the parent
+    /// too; so the child closes its copy, opens an instance of its own and adds every watch
+    /// again, as libev's `ev_loop_fork` re-adds its `ev_stat`s. Returns the fork count the
+    /// descriptor was made at (the loop watches the new descriptor when it changed) and the
+    /// sources whose directory could not be watched again.
+    func adoptIfForked() -> (generation: UInt32, lost: [EVSource]) {
+        table.withLock { table in
+            Self.adoptIfForked(&table)
+            defer { table.lost = [] }
+            return (table.generation, table.lost)
+        }
+    }
+
+    private static func adoptIfForked(_ table: inout Table) {
+        let now = ProcessForks.generation
+        guard table.generation != now else { return }
+        table.generation = now
+        guard table.descriptor >= 0 else { return }
+        Glibc.close(table.descriptor)
+        table.descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        if table.descriptor < 0 {
+            misuse("EVRunLoop: after fork(), the child cannot make its loop's inotify instance: inotify_init1 failed (errno \(errno))")
+        }
+        let old = table.entries
+        (table.entries, table.watchOf) = ([:], [:])
+        for entry in old.values {
+            let wd = inotify_add_watch(table.descriptor, entry.directory, mask)
+            guard wd >= 0 else {
+                table.lost += entry.sources
+                continue
+            }
+            for source in entry.sources {
+                table.watchOf[ObjectIdentifier(source)] = wd
+                table.entries[wd, default: Entry(directory: entry.directory)]
+                    .insert(source, named: source.fileWatch?.name)
+            }
+        }
+    }
+
     /// Whether `source` is registered.
     func isRegistered(_ source: EVSource) -> Bool {
         table.withLock { $0.watchOf[ObjectIdentifier(source)] != nil }
@@ -103,6 +150,7 @@ final class InotifyInstance: Sendable {
     func register(_ source: EVSource, _ watch: FileWatch) -> EVRunLoop.Error? {
         table.withLock { table in
             guard !table.closed, table.watchOf[ObjectIdentifier(source)] == nil else { return nil }
+            Self.adoptIfForked(&table)
             if table.descriptor < 0 {
                 let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
                 guard fd >= 0 else {
@@ -114,6 +162,7 @@ final class InotifyInstance: Sendable {
                     return EVRunLoop.Error(call: "\(watch.call): inotify_init1" + limits, errno: code)
                 }
                 table.descriptor = fd
+                table.generation = ProcessForks.generation
             }
             let wd = inotify_add_watch(table.descriptor, watch.directory, Self.mask)
             guard wd >= 0 else {
@@ -138,6 +187,7 @@ final class InotifyInstance: Sendable {
     /// watch. Loop thread.
     func unregister(_ source: EVSource, _ watch: FileWatch) {
         table.withLock { table in
+            Self.adoptIfForked(&table)
             guard let wd = table.watchOf.removeValue(forKey: ObjectIdentifier(source)),
                   var entry = table.entries[wd] else { return }
             entry.remove(source, named: watch.name)

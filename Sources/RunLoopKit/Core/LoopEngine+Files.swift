@@ -11,11 +11,13 @@ extension LoopEngine {
     /// already (or its watch ended). Returns the error when inotify refuses.
     func registerFileSource(_ source: EVSource, _ watch: FileWatch) -> Error? {
         guard !watch.ended else { return nil }
+        adoptInotifyIfForked()
         return inotify.register(source, watch)
     }
 
     /// Lets go of `source`'s watch (it left its last mode, or was invalidated).
     func unregisterFileSource(_ source: EVSource, _ watch: FileWatch) {
+        adoptInotifyIfForked()
         inotify.unregister(source, watch)
     }
 
@@ -26,9 +28,15 @@ extension LoopEngine {
         watch.isArmed = true
         inotifyArmedSources += 1
         guard inotifyToken < 0 else { return }
+        watchInotify(in: state)
+    }
+
+    /// Starts the backend's watch of the instance's descriptor.
+    private func watchInotify(in state: ModeState) {
         let fd = inotify.descriptor
         countWatch(of: fd, in: state)
         inotifyToken = watches.claim(nil)
+        inotifyWatched = fd
         backend.watch(.descriptor(fd, interest: .read), token: inotifyToken)
     }
 
@@ -46,13 +54,33 @@ extension LoopEngine {
         backend.unwatch(inotifyToken)
         watches.release(inotifyToken)
         inotifyToken = -1
-        watchesPerDescriptor[Int(inotify.descriptor)] -= 1
+        watchesPerDescriptor[Int(inotifyWatched)] -= 1
     }
 
     /// The backend reported the instance readable: its events are read now, and each source
     /// that recorded a change it waits for is ready (it fires when a mode holding it runs).
     func drainInotify() {
+        adoptInotifyIfForked()
         inotify.drain { source in markReady(source) }
+    }
+
+    /// In a forked child, at the loop's first use of its instance there: the instance is
+    /// made anew (``InotifyInstance/adoptIfForked()``), the backend watches the new
+    /// descriptor instead of the parent's (unwatched and watched again even if the number
+    /// is the same, so that the backend registers the new file), and the sources whose
+    /// directory could not be watched again report it as deleted and end.
+    func adoptInotifyIfForked() {
+        guard ProcessForks.generation != inotifyGeneration else { return }
+        let (generation, lost) = inotify.adoptIfForked()
+        for source in lost {
+            source.fileWatch?.recordLost()
+            markReady(source)
+        }
+        guard generation != inotifyGeneration else { return }
+        inotifyGeneration = generation
+        guard inotifyToken >= 0, let state = armedState else { return }
+        unwatchInotify()
+        watchInotify(in: state)
     }
 
     /// The loop ends: the instance closes, and its watches go with it.

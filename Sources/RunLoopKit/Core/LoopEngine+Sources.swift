@@ -135,6 +135,7 @@ extension LoopEngine: BackendEvents {
     /// again costs only the sources added to it since (`pendingArms`).
     func armDescriptors(for state: ModeState) {
         guard backend.watchesKernelEvents else { return }
+        adoptInotifyIfForked()
         if state === armedState {
             guard !pendingArms.isEmpty else { return }
             let pending = pendingArms

@@ -71,7 +71,10 @@ extension EVSource {
     /// (`fs.inotify.max_user_watches`). When inotify refuses the instance or the watch, the
     /// add sets the source's ``error`` (naming `inotify_init1` or `inotify_add_watch`, and
     /// the limit that may be the reason), invalidates it and calls its handler once, as for
-    /// a descriptor source whose descriptor was closed.
+    /// a descriptor source whose descriptor was closed. After `fork()`, a loop used in the
+    /// child watches through an instance of its own, its watches added again at its first
+    /// use there: the child never takes the parent's changes (those made in between are
+    /// the parent's alone).
     ///
     /// - Parameters:
     ///   - path: an absolute path to an existing file or directory.
