@@ -39,7 +39,7 @@ final class FileWatch {
     private(set) var deliveredNames: [String] = []
 
     /// Describes the watch of `path` (absolute; a file or a directory that exists); the
-    /// loop's inotify instance watches it once the source is in one of the loop's modes.
+    /// loop's inotify instance watches it once the source is added to the loop.
     init(path: String, wanted: EVSource.FileChanges, tolerance: Int64, call: String) throws(EVRunLoop.Error) {
         var info = stat()
         guard stat(path, &info) == 0 else { throw EVRunLoop.Error(call: "\(call): stat", errno: errno) }

@@ -278,9 +278,10 @@ extension LoopEngine: BackendEvents {
         endCallout(mark, .source(source.label ?? "source"))
     }
 
-    /// A file source whose inotify instance is ready, or whose tolerance's hold ended: its
-    /// handler runs when the changes it waits for are due (``FileWatch``); a watch that
-    /// ended (its directory went away) invalidates the source after reporting it.
+    /// A file source that recorded changes it waits for (the loop's inotify instance was
+    /// read), or whose tolerance's hold ended: its handler runs when they are due
+    /// (``FileWatch``); a watch that ended (its directory went away) invalidates the source,
+    /// after reporting it if the source waits for that.
     private func fireFileSource(_ source: EVSource, _ watch: FileWatch) {
         let delivering = watch.takeDelivery { [unowned self] tolerance in
             let hold = EVTimer(interval: .nanoseconds(tolerance), repeats: false,
