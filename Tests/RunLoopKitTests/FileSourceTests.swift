@@ -165,6 +165,69 @@ struct FileSourceTests {
         }
     }
 
+    @Test("sources sharing a file and its directory each get every change; one invalidated, the others go on")
+    func sharedWatch() {
+        Self.withDirectory { directory in
+            let file = directory + "/shared"
+            Self.write("", to: file)
+            let (firstRound, secondRound) = onFreshThread { () -> ([Int], [Int]) in
+                let loop = EVRunLoop.current
+                let logs = [Log(), Log(), Log()]
+                let sources = [
+                    try! EVSource(watching: file, for: .modified) { logs[0].record($0) },
+                    try! EVSource(watching: file, for: .modified) { logs[1].record($0) },
+                    try! EVSource(watching: directory, for: .modified) { logs[2].record($0) },
+                ]
+                for source in sources { loop.add(source, forMode: .default) }
+                Self.write("1", to: file, appending: true)
+                Self.run(loop) { logs.allSatisfy { $0.count >= 1 } }
+                let firstRound = logs.map(\.count)
+                sources[0].invalidate()  // the directory's watch stays for the other two
+                Self.write("2", to: file, appending: true)
+                Self.run(loop) { logs[1].count > firstRound[1] && logs[2].count > firstRound[2] }
+                let secondRound = zip(logs, firstRound).map { $0.count - $1 }
+                for source in sources { source.invalidate() }
+                return (firstRound, secondRound)
+            }
+            #expect(firstRound.allSatisfy { $0 >= 1 })
+            #expect(secondRound[0] == 0 && secondRound[1] >= 1 && secondRound[2] >= 1)
+        }
+    }
+
+    @Test("an overflowed inotify queue is reported as overflow to every file source of the loop, then watching goes on")
+    func overflow() throws {
+        let limit = try #require(Int(String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)))
+        Self.withDirectory { parent in
+            let (directory, other) = (parent + "/busy", parent + "/quiet")
+            mkdir(directory, 0o755)
+            mkdir(other, 0o755)
+            Self.write("", to: other + "/file")
+            let (busy, quiet, after) = onFreshThread { () -> ([EVSource.FileChanges], [EVSource.FileChanges], [[String]]) in
+                let loop = EVRunLoop.current
+                let (busy, quiet) = (Log(), Log())
+                let watching = try! EVSource(watching: directory, for: .created) { busy.record($0) }
+                let file = try! EVSource(watching: other + "/file", for: .modified) { quiet.record($0) }
+                loop.add(watching, forMode: .default)
+                loop.add(file, forMode: .default)
+                loop.run(mode: .default, for: .zero)
+                // Each file is IN_CREATE and IN_CLOSE_WRITE: more events than the queue holds.
+                for index in 0..<(limit / 2 + 100) { close(open(directory + "/f\(index)", O_WRONLY | O_CREAT, 0o644)) }
+                Self.run(loop) { busy.count >= 1 && quiet.count >= 1 }
+                let overflowed = (busy.changes, quiet.changes)
+                Self.write("", to: directory + "/after")
+                Self.run(loop) { busy.count >= overflowed.0.count + 1 }
+                let after = Array(busy.names.dropFirst(overflowed.0.count))
+                watching.invalidate()
+                file.invalidate()
+                return (overflowed.0, overflowed.1, after)
+            }
+            #expect(busy.map { $0.contains(.overflow) } == [true])
+            #expect(quiet == [.overflow])
+            #expect(after == [["after"]])
+        }
+    }
+
     @Test("a path that does not exist is thrown, naming stat")
     func missingPath() {
         #expect(throws: EVRunLoop.Error(call: "EVSource(watching: \"/nonexistent/runloopkit\"): stat", errno: ENOENT)) {

@@ -6,7 +6,9 @@ extension EVRunLoop {
         /// How many callouts this element stands for: more than one when they came faster
         /// than the consumer read them (the latest-value rule folds them into one element).
         public var count: Int
-        /// A file sequence's changes since the previous element; empty for other kinds.
+        /// A file sequence's changes since the previous element; empty for other kinds. With
+        /// ``EVSource/FileChanges/overflow``, changes were lost: look again at the file or
+        /// directory.
         public var fileChanges: EVSource.FileChanges
         /// A directory's entries that changed since the previous element, in the order they
         /// first changed; empty for other kinds.

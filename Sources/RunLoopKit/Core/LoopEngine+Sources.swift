@@ -9,8 +9,13 @@
 extension LoopEngine: BackendEvents {
     /// The add itself, once ``add(_:forMode:)-(EVSource,_)`` made this loop the source's
     /// own (an invalidate that comes later finds the loop and removes the source).
-    func addOnLoopThread(_ source: EVSource, forMode mode: Mode) {
+    /// `failure`: why inotify refused a file source's watch, as the adding thread made it.
+    func addOnLoopThread(_ source: EVSource, forMode mode: Mode, failure: Error? = nil) {
         guard source.isValid else { return }
+        if let failure, let state = states(for: mode).first {
+            fail(source, with: failure, in: state)
+            return
+        }
         if let fd = source.kind.fileDescriptor, source.registryEntry == .unregistered,
            source.descriptorFailure() == nil {
             // From here on the open file itself is checked, not its inode (which the
@@ -32,7 +37,11 @@ extension LoopEngine: BackendEvents {
         // A descriptor found closed as it is armed invalidates the source: later modes skip it.
         guard source.isValid, state.insert(source) else { return }
         source.modes.append(state)
-        guard state === armedState, source.fileDescriptor != nil else { return }
+        if let watch = source.fileWatch, let failure = registerFileSource(source, watch) {
+            fail(source, with: failure, in: state)
+            return
+        }
+        guard state === armedState, source.isArmable else { return }
         if runStack.last === state {
             arm(source, in: state)
         } else {
@@ -49,7 +58,8 @@ extension LoopEngine: BackendEvents {
     func remove(_ source: EVSource, from state: ModeState) {
         state.remove(source)
         source.modes.removeAll { $0 === state }
-        if state === armedState, source.fileDescriptor != nil { unwatch(source) }
+        if state === armedState, source.isArmable { unwatch(source) }
+        if source.modes.isEmpty, let watch = source.fileWatch { unregisterFileSource(source, watch) }
     }
 
     func removeEverywhere(_ source: EVSource) {
@@ -57,6 +67,7 @@ extension LoopEngine: BackendEvents {
         for state in source.modes { state.remove(source) }
         source.modes.removeAll()
         unwatch(source)
+        if let watch = source.fileWatch { unregisterFileSource(source, watch) }
         if source.isReady {
             source.isReady = false
             readySources.removeAll { $0 === source }
@@ -69,6 +80,10 @@ extension LoopEngine: BackendEvents {
 
     /// Stops the backend's watch of `source`, if it has one.
     private func unwatch(_ source: EVSource) {
+        if let watch = source.fileWatch {
+            disarmFileSource(watch)
+            return
+        }
         guard source.watchToken >= 0 else { return }
         backend.unwatch(source.watchToken)
         watches.release(source.watchToken)
@@ -79,22 +94,32 @@ extension LoopEngine: BackendEvents {
     /// Starts watching the descriptor of `source`, a member of `state` about to run or
     /// running, unless it is watched already or cannot be watched.
     private func arm(_ source: EVSource, in state: ModeState) {
+        if let watch = source.fileWatch {
+            if source.isValid && !source.isPaused { armFileSource(source, watch, in: state) }
+            return
+        }
         guard source.watchToken < 0, source.isValid, !source.isPaused, let fd = source.fileDescriptor else { return }
         // libev aborts on a closed descriptor; a reused number would watch a stranger's file.
         if let failure = staleness(of: source) {
             fail(source, with: failure, in: state)
             return
         }
+        countWatch(of: fd, in: state)
+        source.watchToken = watches.claim(source)
+        // A child source's pidfd becomes readable when the child exits.
+        let interest = source.kind.fileDescriptor == nil ? .read : source.readiness
+        backend.watch(.descriptor(fd, interest: interest), token: source.watchToken)
+    }
+
+    /// Counts a new watch of the number `fd` (`state`: the mode about to run or running),
+    /// failing first the sources whose watch of that number is stale.
+    func countWatch(of fd: Int32, in state: ModeState) {
         let index = Int(fd)
         if index >= watchesPerDescriptor.count {
             watchesPerDescriptor.append(contentsOf: repeatElement(0, count: index + 1 - watchesPerDescriptor.count))
         } else if watchesPerDescriptor[index] > 0 {
             failStaleWatches(of: fd, in: state)
         }
-        source.watchToken = watches.claim(source)
-        // A child source's pidfd becomes readable when the child exits.
-        let interest = source.kind.fileDescriptor == nil ? .read : source.readiness
-        backend.watch(.descriptor(fd, interest: interest), token: source.watchToken)
         watchesPerDescriptor[index] += 1
     }
 
@@ -155,6 +180,7 @@ extension LoopEngine: BackendEvents {
     /// again costs only the sources added to it since (`pendingArms`).
     func armDescriptors(for state: ModeState) {
         guard backend.watchesKernelEvents else { return }
+        adoptInotifyIfForked()
         if state === armedState {
             guard !pendingArms.isEmpty else { return }
             let pending = pendingArms
@@ -164,13 +190,13 @@ extension LoopEngine: BackendEvents {
         }
         if let previous = armedState {
             for source in previous.unorderedKernelSources
-            where source.fileDescriptor != nil && !state.contains(source) {
+            where source.isArmable && !state.contains(source) {
                 unwatch(source)
             }
         }
         armedState = state
         pendingArms = []
-        for source in Array(state.unorderedKernelSources) where source.fileDescriptor != nil {
+        for source in Array(state.unorderedKernelSources) where source.isArmable {
             arm(source, in: state)
         }
     }
@@ -290,7 +316,7 @@ extension LoopEngine: BackendEvents {
     }
 
     func fire(_ source: EVSource) {
-        if let watch = source.fileWatch {
+        if let watch = source.fileWatch, source.error == nil {
             fireFileSource(source, watch)
             return
         }
@@ -300,9 +326,10 @@ extension LoopEngine: BackendEvents {
         endCallout(mark, .source(source.label ?? "source"))
     }
 
-    /// A file source whose inotify instance is ready, or whose tolerance's hold ended: its
-    /// handler runs when the changes it waits for are due (``FileWatch``); a watch that
-    /// ended (its directory went away) invalidates the source after reporting it.
+    /// A file source that recorded changes it waits for (the loop's inotify instance was
+    /// read), or whose tolerance's hold ended: its handler runs when they are due
+    /// (``FileWatch``); a watch that ended (its directory went away) invalidates the source,
+    /// after reporting it if the source waits for that.
     private func fireFileSource(_ source: EVSource, _ watch: FileWatch) {
         let delivering = watch.takeDelivery { [unowned self] tolerance in
             let hold = EVTimer(interval: .nanoseconds(tolerance), repeats: false,
@@ -314,7 +341,10 @@ extension LoopEngine: BackendEvents {
             for state in source.modes { loop.add(hold, forMode: state.mode) }
             return hold
         }
-        guard delivering else { return }
+        guard delivering else {
+            if watch.ended { source.invalidate() }  // its directory went, with no change it waits for
+            return
+        }
         stats.sourceFires += 1
         let mark = beginCallout(.source(source.label ?? "source"))
         source.handler(source)
@@ -350,7 +380,16 @@ extension LoopEngine: BackendEvents {
         } else if let source = watches[token], !source.isReady {
             source.isReady = true
             readySources.append(source)
+        } else if token == inotifyToken {
+            drainInotify()
         }
     }
     func wallClockChanged() { wallClockWasSet = true }
+}
+
+extension EVSource {
+    /// Whether the loop watches a descriptor for the source while a mode holding it runs: its
+    /// own (a descriptor source, a child source's pidfd), or the loop's inotify instance (a
+    /// file source).
+    fileprivate var isArmable: Bool { fileWatch != nil || fileDescriptor != nil }
 }

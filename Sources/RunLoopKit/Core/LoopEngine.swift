@@ -63,6 +63,15 @@ final class LoopEngine {
     @exclusivity(unchecked) var pendingArms: [EVSource] = []
     /// How many descriptor sources are watched on each descriptor number (index: the number).
     @exclusivity(unchecked) var watchesPerDescriptor: [UInt32] = []
+    /// The inotify instance the loop's file sources share (other threads register sources
+    /// in it as they add them), its backend watch token (-1 while unwatched), the descriptor
+    /// watched and the fork count it was made at, and how many sources of the armed mode
+    /// want it watched.
+    let inotify = InotifyInstance()
+    @exclusivity(unchecked) var inotifyToken = -1
+    @exclusivity(unchecked) var inotifyWatched: Int32 = -1
+    @exclusivity(unchecked) var inotifyGeneration: UInt32 = 0
+    @exclusivity(unchecked) var inotifyArmedSources = 0
     /// Sources the backend reported ready and that have not fired yet, in report order.
     @exclusivity(unchecked) var readySources: [EVSource] = []
     @exclusivity(unchecked) var wallClockWasSet = false
@@ -344,6 +353,7 @@ final class LoopEngine {
         stallWatch?.stop()
         stallWatch = nil
         for source in watches.sources { removeEverywhere(source) }
+        closeInotify()
         breakCycles()
         modes = [:]
         lastRunState = nil

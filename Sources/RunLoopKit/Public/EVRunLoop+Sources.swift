@@ -22,6 +22,10 @@ extension EVRunLoop {
         }
         if onLoopThread {
             engine.addOnLoopThread(source, forMode: mode)
+        } else if let watch = source.fileWatch {
+            // A file's watch starts now: the changes made after the add are the source's.
+            let failure = engine.inotify.register(source, watch)
+            enqueue { $0.addOnLoopThread(source, forMode: mode, failure: failure) }
         } else {
             enqueue { $0.addOnLoopThread(source, forMode: mode) }
         }

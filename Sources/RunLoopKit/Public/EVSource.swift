@@ -147,11 +147,12 @@ public final class EVSource: @unchecked Sendable {
 
     /// Why a descriptor source stopped: set (and the source invalidated) when its descriptor
     /// was found closed, or reused by another file, as the loop went to watch it or to call
-    /// the handler (or went to watch that other file with another source); the handler is
-    /// then called once so that it can see it. Nil otherwise. Loop thread only.
+    /// the handler (or went to watch that other file with another source), or when inotify
+    /// refused a file source's watch as it was added; the handler is then called once so
+    /// that it can see it. Nil otherwise. Loop thread only.
     public internal(set) var error: EVRunLoop.Error?
 
-    /// A file source's inotify instance and what it collected; nil for other kinds.
+    /// A file source's watch and what it collected; nil for other kinds.
     let fileWatch: FileWatch?
 
     /// How a child source's child ended: set, and the child reaped, just before the handler
@@ -358,8 +359,8 @@ public final class EVSource: @unchecked Sendable {
     }
 
     /// The descriptor the loop watches while a mode holding the source runs: a descriptor
-    /// source's, a file source's inotify instance, or a child source's pidfd.
-    var fileDescriptor: Int32? { pidfd >= 0 ? pidfd : kind.fileDescriptor ?? fileWatch?.descriptor }
+    /// source's or a child source's pidfd (a file source's is the loop's inotify instance).
+    var fileDescriptor: Int32? { pidfd >= 0 ? pidfd : kind.fileDescriptor }
 
     /// Records that the descriptor is not the source's to close any more: it was closed
     /// elsewhere, and its number may now be another file's.
