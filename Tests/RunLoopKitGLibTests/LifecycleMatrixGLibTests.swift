@@ -8,8 +8,8 @@ import Testing
 /// The lifecycle matrix of issue 35, its GLib half: `unhost()` and `detach()` from each
 /// state the loop's thread can be in (idle, a block from another thread waking it, in a
 /// callout, in a run nested in a callout of a common and of a private mode, inside a GLib
-/// dispatch), and `stop()` and a timer's `invalidate()` from inside a GLib dispatch, hosted
-/// and attached. Each scenario runs in a child process, on a `GMainContext` of its own.
+/// dispatch), `stop()` and a timer's `invalidate()` from inside a GLib dispatch, hosted
+/// and attached, and `shutdown()` / `syncShutdown()` inside a hosted GLib dispatch. Each scenario runs in a child process, on a `GMainContext` of its own.
 /// (LifecycleMatrixTests in RunLoopKitTests has the core half.)
 @Suite("Real time: the lifecycle matrix with GLib, in child processes", .timeLimit(.minutes(10)))
 struct LifecycleMatrixGLibTests {
@@ -49,6 +49,16 @@ struct LifecycleMatrixGLibTests {
     func stopInGLibDispatch(way: Way) async {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [way] in
             GLibLifecycle.stopInDispatch(way)
+            exit(0)
+        }
+        #expect(!standardErrorText(result).contains("FAIL"), "\(standardErrorText(result))")
+    }
+
+    @Test("shutdown() and syncShutdown() while the loop's thread is inside a hosted GLib dispatch return once it ends",
+          arguments: [false, true])
+    func shutdownInGLibDispatch(sync: Bool) async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [sync] in
+            await GLibLifecycle.shutdownInDispatch(sync: sync)
             exit(0)
         }
         #expect(!standardErrorText(result).contains("FAIL"), "\(standardErrorText(result))")
@@ -250,6 +260,58 @@ enum GLibLifecycle {
         keepAlive.invalidate()
         withExtendedLifetime(stop) {}
         g_main_context_unref(context)
+    }
+
+    /// A shutdown of a loop of `startThread(name:)` whose thread blocks in a GLib callback
+    /// (hosted) until the stop reached the loop: the callback returns, every run ends, and the
+    /// shutdown returns.
+    static func shutdownInDispatch(sync: Bool) async {
+        let loop = EVRunLoop.startThread(name: "glib shutdown")
+        let inDispatch = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let log = Shared<[String]>([])
+        loop.perform(inModes: [.common], label: "host") {
+            let context = g_main_context_new()
+            let host = loop.host(context, in: [.common])
+            let call = GLibCall {
+                inDispatch.signal()
+                _ = release.wait(timeout: .now() + 10)
+                log.value.append("dispatch returned")
+                return false
+            }
+            attachTimeout(30, to: context, call)
+            // The observer keeps the callback (and the hosting) as long as the loop keeps it.
+            let exit = EVObserver(activities: .exit) { _, _ in
+                withExtendedLifetime((host, call)) { log.value.append("exit") }
+            }
+            loop.add(exit, forMode: .default)
+        }
+        check(inDispatch.wait(timeout: .now() + 10) == .success, "the GLib callback did not run within 10 s")
+        Thread.detachNewThread {
+            let deadline = ContinuousClock.now + .seconds(2)
+            while !loop.isStopRequested && ContinuousClock.now < deadline { usleep(1_000) }
+            release.signal()
+        }
+        let returned: Bool
+        if sync {
+            let ended = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                loop.syncShutdown()
+                ended.signal()
+            }
+            returned = await Task.detached { ended.wait(timeout: .now() + 10) == .success }.value
+        } else {
+            let done = Shared(false)
+            Task.detached {
+                await loop.shutdown()
+                done.value = true
+            }
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !done.value && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
+            returned = done.value
+        }
+        check(returned, "\(sync ? "syncShutdown()" : "shutdown()") inside a GLib dispatch did not return")
+        check(log.value == ["dispatch returned", "exit"], "shutdown inside a GLib dispatch: \(log.value)")
     }
 
     /// A repeating 200 ms timer of the loop invalidated by a GLib callback at 30 ms never
