@@ -115,7 +115,10 @@ public final class EVRunLoopMetricsReporter: Sendable {
                 last = EVRunLoop.Metrics()
                 last.resets = now.resets
             }
-            passes.increment(by: now.passes - last.passes)
+            // Under one reset count the loop's snapshots never go backwards; a difference that
+            // did would be no count of anything, and a counter only ever grows.
+            let passDelta = now.passes - last.passes
+            if passDelta > 0 { passes.increment(by: passDelta) }
             for (reason, counter) in wakes {
                 let delta = (now.wakes[reason] ?? 0) - (last.wakes[reason] ?? 0)
                 if delta > 0 { counter.increment(by: delta) }

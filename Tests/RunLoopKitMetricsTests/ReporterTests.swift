@@ -1,9 +1,11 @@
 // Built with the package trait "Metrics" only (make test enables it).
 #if Metrics
 import CoreMetrics
+import Foundation
 import MetricsTestKit
 import RunLoopKit
 import RunLoopKitMetrics
+import Synchronization
 import Testing
 
 /// What EVRunLoopMetricsReporter sent, read back through swift-metrics' own test factory.
@@ -111,6 +113,54 @@ struct ReporterTests {
         #expect(try metrics.expectCounter("runloop_passes", main).values == [1, 1, 1])
         #expect(try metrics.expectCounter("runloop_asleep_nanoseconds", main).values
                     == [1_000_000_000, 1_000_000_000, 1_000_000_000])
+    }
+}
+
+/// Issue 35, item 8: a report taken while the loop resets its metrics on its own thread.
+@Suite("Real time: RunLoopKitMetrics reporting a loop that resets its metrics")
+struct ReporterResetTests {
+    @Test("reports made while the loop resets never increment a counter by a negative amount")
+    func noNegativeIncrements() throws {
+        let made = Mutex<EVRunLoop?>(nil)
+        let ready = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        let stopping = Atomic<Bool>(false)
+        Thread.detachNewThread {
+            let loop = EVRunLoop.current
+            loop.recordsMetrics = true
+            let count = Mutex(0)
+            let spin = EVSource(label: "spin") { source in
+                let resets = count.withLock { count in
+                    count += 1
+                    return count % 300 == 0
+                }
+                if resets { loop.resetMetrics() }
+                if stopping.load(ordering: .relaxed) { loop.stop() } else { source.signal() }
+            }
+            loop.add(spin, forMode: .default)
+            spin.signal()
+            made.withLock { $0 = loop }
+            ready.signal()
+            loop.run(mode: .default, for: .seconds(120))
+            spin.invalidate()
+            done.signal()
+        }
+        ready.wait()
+        let loop = try #require(made.withLock { $0 })
+        let metrics = TestMetrics()
+        let reporter = EVRunLoopMetricsReporter(loop: loop, label: "main", samplesPerReport: 1, factory: metrics)
+        let deadline = ContinuousClock.now + .seconds(20)
+        var reports = 0
+        while loop.metrics.resets < 300 && ContinuousClock.now < deadline {
+            reporter.report()
+            reports += 1
+        }
+        stopping.store(true, ordering: .relaxed)
+        done.wait()
+        let resets = loop.metrics.resets
+        #expect(resets >= 300, "the loop reset its metrics \(resets) times in 20 s")
+        let negative = metrics.counters.flatMap(\.values).filter { $0 < 0 }
+        #expect(negative.isEmpty, "\(negative.count) negative increments in \(reports) reports: \(negative.prefix(5))")
     }
 }
 #endif

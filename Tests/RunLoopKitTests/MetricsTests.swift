@@ -229,6 +229,28 @@ struct MetricsTests {
 
 @Suite("Real time: metrics of a libev loop")
 struct RealTimeMetricsTests {
+    @Test("snapshots taken on another thread never go backwards under one reset count (issue 35, item 8)")
+    func snapshotsAcrossResets() {
+        let spinner = ResettingLoop(resetEvery: 1_000)
+        let loop = spinner.loop
+        var previous = loop.metrics
+        var (snapshots, backwards) = (0, 0)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while previous.resets < 100 && ContinuousClock.now < deadline {
+            let now = loop.metrics
+            snapshots += 1
+            if now.resets == previous.resets
+                && (now.passes < previous.passes || now.calloutCount < previous.calloutCount
+                    || now.busy < previous.busy || now.lateness.count < previous.lateness.count) {
+                backwards += 1
+            }
+            previous = now
+        }
+        spinner.end()
+        #expect(previous.resets >= 100, "the loop reset its metrics \(previous.resets) times in 20 s")
+        #expect(backwards == 0, "\(backwards) of \(snapshots) snapshots went backwards under one reset count")
+    }
+
     @Test("callouts, lateness, busy and asleep time of a repeating timer")
     func repeatingTimer() {
         let (fires, metrics, elapsed) = onFreshThread { () -> (Int, EVRunLoop.Metrics, Duration) in
@@ -254,5 +276,45 @@ struct RealTimeMetricsTests {
         #expect(metrics.busy + metrics.asleep <= elapsed)
         #expect(metrics.wakeCount >= 1)
         #expect(metrics.longestCallout?.label == "work")
+    }
+}
+
+/// A libev loop on a thread of its own that passes without sleeping, a callout each pass (a
+/// manual source that signals itself), and resets its metrics every `resetEvery` callouts,
+/// until ``end()``.
+final class ResettingLoop: Sendable {
+    private let made = Mutex<EVRunLoop?>(nil)
+    private let stopping = Atomic<Bool>(false)
+    private let done = DispatchSemaphore(value: 0)
+
+    /// The loop.
+    var loop: EVRunLoop { made.withLock { $0! } }
+
+    init(resetEvery: Int) {
+        let ready = DispatchSemaphore(value: 0)
+        Thread.detachNewThread { [self] in
+            let loop = EVRunLoop.current
+            loop.recordsMetrics = true
+            let count = LoopBox(0)
+            let spin = EVSource(label: "spin") { source in
+                count.value += 1
+                if count.value % resetEvery == 0 { loop.resetMetrics() }
+                if self.stopping.load(ordering: .relaxed) { loop.stop() } else { source.signal() }
+            }
+            loop.add(spin, forMode: .default)
+            spin.signal()
+            self.made.withLock { $0 = loop }
+            ready.signal()
+            loop.run(mode: .default, for: .seconds(120))
+            spin.invalidate()
+            self.done.signal()
+        }
+        ready.wait()
+    }
+
+    /// Stops the loop and waits for its thread's run to return.
+    func end() {
+        stopping.store(true, ordering: .relaxed)
+        done.wait()
     }
 }

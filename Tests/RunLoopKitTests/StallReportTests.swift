@@ -34,6 +34,66 @@ struct StallReportTests {
         #expect(final.last.map { $0.kind == .timer && $0.label == "stuck" && $0.isFinished && $0.duration > .milliseconds(50) } == true)
     }
 
+    @Test("a callout that ran a nested run is watched again once the nested callout returns (issue 35, item 9)")
+    func outerCalloutAfterNestedRun() {
+        let reports = Mutex<[EVRunLoop.Stall]>([])
+        let outerReported = DispatchSemaphore(value: 0)
+        let (gotEarlyReport, final) = onFreshThread { () -> (Bool, [EVRunLoop.Stall]) in
+            let loop = EVRunLoop.current
+            loop.reportStalls(over: .milliseconds(100)) { stall in
+                reports.withLock { $0.append(stall) }
+                if stall.label == "outer" && !stall.isFinished { outerReported.signal() }
+            }
+            let early = LoopBox(false)
+            let innerRan = LoopBox(false)
+            let nestedMode = EVSource(label: "nested mode") { _ in }
+            loop.add(nestedMode, forMode: "nested")
+            loop.add(EVTimer(interval: .milliseconds(1), repeats: false, label: "outer") { _ in
+                // A short nested run with a callout of its own, then a block: a deadlock,
+                // unless the watchdog reports this callout.
+                loop.perform(inModes: ["nested"], label: "inner") { innerRan.value = true }
+                loop.run(mode: "nested", for: .zero)
+                early.value = outerReported.wait(timeout: .now() + 10) == .success
+            }, forMode: .default)
+            loop.run(mode: .default, for: .milliseconds(200))
+            loop.stopReportingStalls()
+            nestedMode.invalidate()
+            return (early.value && innerRan.value, reports.withLock { $0 })
+        }
+        #expect(gotEarlyReport, "the outer callout was not reported while it ran (after its nested callout)")
+        #expect(final.map(\.label) == ["outer", "outer"])
+        #expect(final.map(\.isFinished) == [false, true])
+        #expect(final.allSatisfy { $0.kind == .timer && $0.duration > .milliseconds(100) })
+    }
+
+    @Test("an outer callout reported before its nested callout ran is not reported again while it runs")
+    func outerReportedOnce() {
+        let reports = Mutex<[EVRunLoop.Stall]>([])
+        let reported = DispatchSemaphore(value: 0)
+        let final = onFreshThread { () -> [EVRunLoop.Stall] in
+            let loop = EVRunLoop.current
+            loop.reportStalls(over: .milliseconds(50)) { stall in
+                reports.withLock { $0.append(stall) }
+                if !stall.isFinished { reported.signal() }
+            }
+            let nestedMode = EVSource(label: "nested mode") { _ in }
+            loop.add(nestedMode, forMode: "nested")
+            loop.add(EVTimer(interval: .milliseconds(1), repeats: false, label: "outer") { _ in
+                _ = reported.wait(timeout: .now() + 10)  // reported while it runs
+                loop.perform(inModes: ["nested"], label: "inner") {}
+                loop.run(mode: "nested", for: .zero)
+                // Still running, past the threshold again: the watchdog has reported it already.
+                _ = reported.wait(timeout: .now() + .milliseconds(300))
+            }, forMode: .default)
+            loop.run(mode: .default, for: .milliseconds(200))
+            loop.stopReportingStalls()
+            nestedMode.invalidate()
+            return reports.withLock { $0 }
+        }
+        #expect(final.map(\.label) == ["outer", "outer"])
+        #expect(final.map(\.isFinished) == [false, true])
+    }
+
     @Test("no report once stopped; a zero threshold stops with a message")
     func stopAndBadThreshold() async {
         let count = onFreshThread { () -> Int in

@@ -138,3 +138,60 @@ struct StartThreadTests {
         #expect(standardError(result).contains("EVRunLoop.syncShutdown() called on the loop's own thread"))
     }
 }
+
+/// Issue 35, item 1: a shutdown reaches every run on the loop's thread, not the innermost
+/// only (GLib's `g_main_loop_quit` marks the loop, and the outer `g_main_loop_run` checks its
+/// own flag after every iteration; libuv's `uv_stop` likewise).
+@Suite("Real time: shutting down a loop in a nested run", .timeLimit(.minutes(10)))
+struct ShutdownNestedRunTests {
+    /// Where the loop's thread is when the shutdown comes.
+    enum Nesting: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        /// In a run of the default mode (a common mode) nested in a block.
+        case commonMode = "nested run of a common mode"
+        /// In a run of a private mode nested in a block.
+        case privateMode = "nested run of a private mode"
+        var testDescription: String { rawValue }
+    }
+
+    /// How the shutdown is asked for.
+    enum Call: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case async = "shutdown()"
+        case sync = "syncShutdown()"
+        var testDescription: String { rawValue }
+    }
+
+    @Test("the shutdown ends the nested run and the thread's own run, and the thread ends",
+          arguments: Nesting.allCases, Call.allCases)
+    func endsEveryRun(nesting: Nesting, call: Call) async {
+        let loop = EVRunLoop.startThread(name: "nested")
+        let asleep = DispatchSemaphore(value: 0)
+        let results = Mutex<[EVRunLoop.RunResult]>([])
+        loop.perform(inModes: [.common], label: "nests") {
+            let mode: EVRunLoop.Mode = nesting == .commonMode ? .default : "private"
+            let keepAlive = EVTimer(interval: 3_600, repeats: false) { _ in }
+            loop.add(keepAlive, forMode: mode)
+            let sleeping = EVObserver(activities: .beforeWaiting, repeats: false) { _, _ in asleep.signal() }
+            loop.add(sleeping, forMode: mode)
+            let result = loop.run(mode: mode, until: .distantFuture)
+            // A run started after the shutdown ends at once too.
+            let again = loop.run(mode: mode, until: .distantFuture)
+            keepAlive.invalidate()
+            results.withLock { $0 += [result, again] }
+        }
+        #expect(asleep.wait(timeout: .now() + 10) == .success)
+        switch call {
+        case .async:
+            let returned = await returnsWithin(.seconds(30)) { await loop.shutdown() }
+            #expect(returned, "shutdown() did not return within 30 s with the loop in a \(nesting.rawValue)")
+        case .sync:
+            let ended = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                loop.syncShutdown()
+                ended.signal()
+            }
+            let joined = ended.wait(timeout: .now() + 10) == .success
+            #expect(joined, "syncShutdown() did not return within 10 s with the loop in a \(nesting.rawValue)")
+        }
+        #expect(results.withLock { $0 } == [.stopped, .stopped])
+    }
+}

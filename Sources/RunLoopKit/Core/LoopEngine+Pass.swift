@@ -50,7 +50,12 @@ extension LoopEngine {
     @inline(__always)
     func leaveRun(_ frame: RunFrame) {
         shared.activeRuns.subtract(1, ordering: .releasing)
-        if frame.enclosingStop || shared.stopRequested.load(ordering: .relaxed) {
+        if shared.stopsEveryRun.load(ordering: .acquiring) {
+            // The enclosing run ends too; its pass may be before its wait, and the wake that
+            // carried the stop was this run's, so it gets one of its own.
+            shared.stopRequested.store(true, ordering: .releasing)
+            if runStack.count > 1 { backend.wakeUp() }
+        } else if frame.enclosingStop || shared.stopRequested.load(ordering: .relaxed) {
             shared.stopRequested.store(frame.enclosingStop, ordering: .releasing)
         }
         shared.ignoreWakeUps.store(frame.enclosingIgnoresWakes, ordering: .releasing)
@@ -269,9 +274,11 @@ extension LoopEngine {
     }
 
     /// Consumes a pending ``stop()``: a plain load first, so a pass without one costs no
-    /// read-modify-write.
+    /// read-modify-write. After a shutdown the stop stays, for every run (`stopsEveryRun`).
     func takeStop() -> Bool {
-        shared.stopRequested.load(ordering: .relaxed) && shared.stopRequested.exchange(false, ordering: .acquiringAndReleasing)
+        guard shared.stopRequested.load(ordering: .relaxed) else { return false }
+        return shared.stopsEveryRun.load(ordering: .acquiring)
+            || shared.stopRequested.exchange(false, ordering: .acquiringAndReleasing)
     }
 
     /// CF's `__CFRunLoopModeIsEmpty`: no timers, no sources, no block queued for the mode,

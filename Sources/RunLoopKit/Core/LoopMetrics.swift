@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// The health metrics of one loop (``EVRunLoop/recordsMetrics``): busy and asleep time,
@@ -10,12 +11,19 @@ import Synchronization
 /// sees a torn figure; figures read together may be a few callouts apart while the loop runs
 /// (on its own thread a snapshot is exact). The longest callout's label sits under a lock,
 /// taken only when a callout runs longer than every one before it.
+///
+/// A reset is a sequence lock's write (`generation` odd while the figures go back to zero,
+/// then even, one more reset counted), and a snapshot its read: taken again when a reset ran
+/// meanwhile. So a snapshot never mixes figures from before a reset with figures after it,
+/// and figures read under one reset count never go backwards.
 final class LoopMetrics: Sendable {
     typealias Histogram = EVRunLoop.Metrics.Histogram
 
     let passes = Atomic<Int>(0)
     /// How many times the figures were reset (``reset()``).
     let resets = Atomic<Int>(0)
+    /// The resets' sequence lock: odd while a reset runs.
+    private let generation = Atomic<UInt64>(0)
     let busyNanos = Atomic<Int64>(0)
     let asleepNanos = Atomic<Int64>(0)
     /// Wakes by reason, indexed by ``wakeIndex(_:)``.
@@ -89,8 +97,22 @@ final class LoopMetrics: Sendable {
 
     static let kinds: [EVRunLoop.Stall.Kind] = [.timer, .source, .observer, .block, .job, .mainQueue]
 
-    /// Every figure now. Any thread.
+    /// Every figure now, none from before a reset that ran while they were read. Any thread.
     func snapshot() -> EVRunLoop.Metrics {
+        while true {
+            let before = generation.load(ordering: .acquiring)
+            guard before & 1 == 0 else {
+                sched_yield()  // a reset runs on the loop's thread
+                continue
+            }
+            let metrics = figures()
+            atomicMemoryFence(ordering: .acquiring)
+            if generation.load(ordering: .relaxed) == before { return metrics }
+        }
+    }
+
+    /// Every figure, read one by one.
+    private func figures() -> EVRunLoop.Metrics {
         var metrics = EVRunLoop.Metrics()
         metrics.resets = resets.load(ordering: .relaxed)
         metrics.passes = passes.load(ordering: .relaxed)
@@ -120,6 +142,9 @@ final class LoopMetrics: Sendable {
 
     /// Every figure back to zero. Loop thread only (the one writer).
     func reset() {
+        let before = generation.load(ordering: .relaxed)
+        generation.store(before &+ 1, ordering: .relaxed)
+        atomicMemoryFence(ordering: .releasing)
         passes.store(0, ordering: .relaxed)
         busyNanos.store(0, ordering: .relaxed)
         asleepNanos.store(0, ordering: .relaxed)
@@ -135,6 +160,7 @@ final class LoopMetrics: Sendable {
         longest.withLock { $0 = nil }
         longestNanos.store(-1, ordering: .relaxed)
         resets.bump(by: 1)
+        generation.store(before &+ 2, ordering: .releasing)
     }
 }
 

@@ -24,6 +24,10 @@ final class LoopShared: Sendable {
     let inbox = Mutex(Inbox())
     let inboxPending = Atomic<Bool>(false)
     let stopRequested = Atomic<Bool>(false)
+    /// Set once, by a shutdown (``EVRunLoop/shutdown()``): the stop request then stays set, so
+    /// every run on the loop's thread ends, the runs it is nested in and the runs started
+    /// afterwards too, as GLib's `g_main_loop_quit` ends a loop whose run is nested under others.
+    let stopsEveryRun = Atomic<Bool>(false)
     /// CF's `ignoreWakeUps` per-run flag: set from the end of each wait to the top of the next
     /// pass, and between outermost runs; ``EVRunLoop/wakeUp()`` does nothing while it is set.
     let ignoreWakeUps = Atomic<Bool>(true)

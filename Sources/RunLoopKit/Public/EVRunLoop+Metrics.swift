@@ -204,7 +204,9 @@ extension EVRunLoop {
 
     /// The figures recorded since ``recordsMetrics`` was first set (all zeros before). Any
     /// thread: each figure is exact when it is read, and figures read while the loop runs
-    /// may be a few callouts apart; on the loop's thread they are one moment's.
+    /// may be a few callouts apart; on the loop's thread they are one moment's. A snapshot
+    /// never straddles a ``resetMetrics()``: it is read again when a reset ran meanwhile, so
+    /// under one ``Metrics/resets`` count every figure only grows from snapshot to snapshot.
     ///
     /// There is no CF counterpart; libuv's `uv_metrics_info` and `uv_metrics_idle_time`.
     public var metrics: Metrics { metricsStore.load()?.snapshot() ?? Metrics() }

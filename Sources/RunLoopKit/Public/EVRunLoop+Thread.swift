@@ -50,9 +50,10 @@ extension EVRunLoop {
     /// Shuts down a loop that ``startThread(name:)`` made: stops it, lets its timers, sources
     /// and observers go (not invalidated: they belong to no loop afterwards), and returns once
     /// its thread has ended (joined). Work handed to the loop later is dropped. Calling it
-    /// again, or from several tasks at once, returns when the thread has ended. A run nested
-    /// in a callout returns first: the shutdown stops the innermost run, and the thread's own
-    /// run at its next pass.
+    /// again, or from several tasks at once, returns when the thread has ended. Every run on
+    /// the thread ends: a run nested in a callout (in any mode) returns ``RunResult/stopped``
+    /// at the end of its pass, then the run it is nested in, and a run a callout starts
+    /// afterwards returns ``RunResult/stopped`` at once; a callout in progress runs to its end.
     ///
     /// Stops the program with a message when called from the loop's own thread (it would
     /// wait for itself), or on a loop ``startThread(name:)`` did not make.
@@ -77,6 +78,16 @@ extension EVRunLoop {
         let done = DispatchSemaphore(value: 0)
         host.shutDown(self, blocking: true) { done.signal() }
         done.wait()
+    }
+
+    /// Ends every run of the loop's thread, in whatever mode, nested or not, and every run
+    /// started there from now on: the stop request is set for good and the loop woken. (A
+    /// ``stop()`` ends the innermost run only, and is dropped between two runs, CF's rule;
+    /// the thread's flag, `LoopThreadHost.isStopping`, ends its loop between runs.)
+    func stopEveryRun() {
+        shared.stopsEveryRun.store(true, ordering: .releasing)
+        shared.stopRequested.store(true, ordering: .releasing)
+        wakeUp()
     }
 
     private func hostForShutdown(_ call: String) -> LoopThreadHost {
@@ -134,9 +145,7 @@ final class LoopThreadHost: Sendable {
         case .waiter: break
         case .joiner:
             stopping.store(true, ordering: .releasing)
-            // A stop() sent while the thread is between two runs would be dropped (CF's rule);
-            // from inside a pass it cannot be. The flag ends the thread's loop either way.
-            loop.perform(inModes: [.common], label: "shutdown()") { loop.stop() }
+            loop.stopEveryRun()
             if blocking {
                 join()
             } else {

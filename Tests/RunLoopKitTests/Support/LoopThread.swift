@@ -49,3 +49,16 @@ final class LoopThread: Sendable {
         done.wait()
     }
 }
+
+/// Whether `body` returned within `limit`: it runs in a task of its own, left behind if it
+/// hangs, while the caller waits without holding a thread.
+func returnsWithin(_ limit: Duration, _ body: @escaping @Sendable () async -> Void) async -> Bool {
+    let returned = Counter()
+    Task.detached {
+        await body()
+        returned.add()
+    }
+    let deadline = ContinuousClock.now + limit
+    while returned.value == 0 && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
+    return returned.value > 0
+}
