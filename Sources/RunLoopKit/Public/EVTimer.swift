@@ -425,7 +425,7 @@ public final class EVTimer: @unchecked Sendable {
 
     /// Runs `body` now if the timer is not attached or this is its loop's thread; otherwise
     /// hands it to the loop's inbox.
-    private func onLoopThread(_ body: @escaping @Sendable (EVTimer) -> Void) {
+    func onLoopThread(_ body: @escaping @Sendable (EVTimer) -> Void) {
         if let loop, !loop.isOwnerThread {
             loop.enqueue { _ in body(self) }
         } else {
