@@ -29,12 +29,16 @@ build: deps
 demo: deps
 	$(SWIFT) run aligned-clock --compare --duration 10
 
+# Every package trait (Package.swift: the products that bring swift-system and
+# swift-service-lifecycle), so that every product and its tests build and run.
+TRAITS ?= --enable-all-traits
+
 test: deps
-	@$(SWIFT) build --build-tests > .build-log.txt 2>&1; status=$$?; cat .build-log.txt; \
+	@$(SWIFT) build --build-tests $(TRAITS) > .build-log.txt 2>&1; status=$$?; cat .build-log.txt; \
 	if [ $$status -ne 0 ]; then rm -f .build-log.txt; exit $$status; fi; \
 	if grep -q "warning:" .build-log.txt; then echo "RunLoopKit: the build has warnings" >&2; rm -f .build-log.txt; exit 1; fi; \
 	rm -f .build-log.txt
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build $(TRAITS)
 
 # The suite RUNS times on a fresh clone of the current commit, one core kept busy: prints
 # "N passed, M failed", keeps the failed runs' logs, and fails when a run failed.

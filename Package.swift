@@ -1,6 +1,10 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// swift-system, only under its trait.
+let systemPackage = Target.Dependency.product(
+    name: "SystemPackage", package: "swift-system", condition: .when(traits: ["SwiftSystem"]))
+
 let package = Package(
     name: "RunLoopKit",
     platforms: [.macOS(.v15)],
@@ -23,6 +27,16 @@ let package = Package(
         // package of its own so that `make test` never needs GTK.
         .library(name: "TaskTimers", targets: ["TaskTimers"]),
         .library(name: "Stopwatch", targets: ["Stopwatch"]),
+        // Descriptors and errors as swift-system's FileDescriptor, FilePath and Errno (the
+        // toolchain ships no System module on Linux), with the trait SwiftSystem.
+        .library(name: "RunLoopKitSystem", targets: ["RunLoopKitSystem"]),
+    ],
+    // A package's library products all count in its consumers' resolution: a product of its
+    // own is not enough to keep a consumer of RunLoopKit from resolving its dependencies. A
+    // trait is: a dependency used only under a trait the consumer did not enable is never
+    // resolved. `make test` enables every trait.
+    traits: [
+        .trait(name: "SwiftSystem", description: "The RunLoopKitSystem product: FileDescriptor, FilePath and Errno forms (apple/swift-system)."),
     ],
     dependencies: [
         // The examples' command lines (the benchmark is its own package: Benchmarks/).
@@ -34,6 +48,8 @@ let package = Package(
         // RunLoopKitMetrics: the convention of Swift servers for metrics (swift-prometheus
         // exports it); its MetricsTestKit reads what the tests reported.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        // RunLoopKitSystem: FileDescriptor and Errno, as swift-subprocess and servers pass them.
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // libev's module map plus the C shim for its watcher macros and timerfd.
@@ -285,6 +301,14 @@ let package = Package(
                 "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
+        ),
+        .target(
+            name: "RunLoopKitSystem",
+            dependencies: ["RunLoopKit", systemPackage]
+        ),
+        .testTarget(
+            name: "RunLoopKitSystemTests",
+            dependencies: ["RunLoopKit", "RunLoopKitSystem", systemPackage]
         ),
     ],
     swiftLanguageModes: [.v6]
