@@ -50,6 +50,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         // RunLoopKitSystem: FileDescriptor and Errno, as swift-subprocess and servers pass them.
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // The prometheus-metrics example: a loop's metrics in Prometheus's text format.
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // libev's module map plus the C shim for its watcher macros and timerfd.
@@ -309,6 +311,20 @@ let package = Package(
         .testTarget(
             name: "RunLoopKitSystemTests",
             dependencies: ["RunLoopKit", "RunLoopKitSystem", systemPackage]
+        ),
+        // A loop's metrics exported through swift-prometheus, printed in the text format.
+        .executableTarget(
+            name: "prometheus-metrics",
+            dependencies: [
+                "RunLoopKit", "RunLoopKitMetrics",
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            path: "Examples/prometheus-metrics"
+        ),
+        .testTarget(
+            name: "PrometheusMetricsTests",
+            // The executable too, so that the end-to-end test finds it built next to the tests.
+            dependencies: ["prometheus-metrics", "ExampleTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]
