@@ -1,9 +1,11 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-/// swift-system, only under its trait.
+/// swift-system and swift-service-lifecycle, only under their traits.
 let systemPackage = Target.Dependency.product(
     name: "SystemPackage", package: "swift-system", condition: .when(traits: ["SwiftSystem"]))
+let serviceLifecycle = Target.Dependency.product(
+    name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["ServiceLifecycle"]))
 
 let package = Package(
     name: "RunLoopKit",
@@ -30,6 +32,9 @@ let package = Package(
         // Descriptors and errors as swift-system's FileDescriptor, FilePath and Errno (the
         // toolchain ships no System module on Linux), with the trait SwiftSystem.
         .library(name: "RunLoopKitSystem", targets: ["RunLoopKitSystem"]),
+        // A loop on its own thread as a swift-service-lifecycle Service, with the trait
+        // ServiceLifecycle.
+        .library(name: "RunLoopKitServiceLifecycle", targets: ["RunLoopKitServiceLifecycle"]),
     ],
     // A package's library products all count in its consumers' resolution: a product of its
     // own is not enough to keep a consumer of RunLoopKit from resolving its dependencies. A
@@ -37,6 +42,7 @@ let package = Package(
     // resolved. `make test` enables every trait.
     traits: [
         .trait(name: "SwiftSystem", description: "The RunLoopKitSystem product: FileDescriptor, FilePath and Errno forms (apple/swift-system)."),
+        .trait(name: "ServiceLifecycle", description: "The RunLoopKitServiceLifecycle product: a loop as a swift-service-lifecycle Service."),
     ],
     dependencies: [
         // The examples' command lines (the benchmark is its own package: Benchmarks/).
@@ -50,6 +56,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         // RunLoopKitSystem: FileDescriptor and Errno, as swift-subprocess and servers pass them.
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // RunLoopKitServiceLifecycle: how Swift servers start and stop (SIGTERM).
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // The child-process recipe (ChildProcesses.md): how Swift programs run children.
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         // The prometheus-metrics example: a loop's metrics in Prometheus's text format.
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
@@ -294,7 +304,10 @@ let package = Package(
         // be, run) as a snippet; a test checks that each block is one.
         .testTarget(
             name: "DocSnippetTests",
-            dependencies: ["RunLoopKit", "RunLoopKitMetrics", "TestSupport"]
+            dependencies: [
+                "RunLoopKit", "RunLoopKitMetrics", "TestSupport",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+            ]
         ),
         .testTarget(
             name: "RunLoopKitTests",
@@ -311,6 +324,14 @@ let package = Package(
         .testTarget(
             name: "RunLoopKitSystemTests",
             dependencies: ["RunLoopKit", "RunLoopKitSystem", systemPackage]
+        ),
+        .target(
+            name: "RunLoopKitServiceLifecycle",
+            dependencies: ["RunLoopKit", serviceLifecycle]
+        ),
+        .testTarget(
+            name: "RunLoopKitServiceLifecycleTests",
+            dependencies: ["RunLoopKit", "RunLoopKitServiceLifecycle", serviceLifecycle]
         ),
         // A loop's metrics exported through swift-prometheus, printed in the text format.
         .executableTarget(
