@@ -136,7 +136,7 @@ extension EVRunLoop {
     ///   - tolerance: how late each tick may come (default zero).
     /// - Returns: the sequence; each `for await` over it has its own aligned timer.
     ///
-    /// See ``EVTimer/init(alignedTo:offset:tolerance:label:block:)``; libev's `ev_periodic`.
+    /// See ``EVTimer/init(alignedTo:offset:tolerance:label:block:)-(Duration,_,_,_,_)``; libev's `ev_periodic`.
     public func ticks(alignedTo interval: Duration, offset: Duration = .zero, tolerance: Duration = .zero) -> Ticks {
         Ticks(loop: self) { [self] channel in
             startTicking(channel, interval: interval.nanoseconds) { fire in

@@ -4,7 +4,7 @@ extension EVRunLoop {
     /// Runs `mode` until `deadline` on the loop's monotonic clock, until ``stop()``, until the
     /// mode has nothing left to fire, or — when `returnAfterSourceHandled` — until a source
     /// fired: the ``Instant`` spelling of the `Date` form of
-    /// ``run(mode:until:returnAfterSourceHandled:)``, exact to the nanosecond and untouched by
+    /// ``run(mode:until:returnAfterSourceHandled:)-(_,Date,_)``, exact to the nanosecond and untouched by
     /// wall-clock changes. Loop thread only; may be called from inside a callout.
     ///
     /// A deadline at or before ``now`` runs exactly one pass, without sleeping; one more than

@@ -8,8 +8,8 @@ import Synchronization
 /// A timer that fires once or repeatedly in the modes of one run loop.
 ///
 /// - Fire dates live on the loop's monotonic clock: setting the wall clock never moves them
-///   (except for ``init(alignedTo:offset:tolerance:label:block:)`` timers, which follow the
-///   wall clock on purpose).
+///   (except for aligned timers, ``init(alignedTo:offset:tolerance:label:block:)-(TimeInterval,_,_,_,_)``
+///   and its `Duration` twin, which follow the wall clock on purpose).
 /// - A repeating timer's next fire date is its previous *scheduled* date plus ``interval``,
 ///   so late fires cause no drift; fires missed while the loop was busy or running another
 ///   mode are skipped, never delivered in a burst.
