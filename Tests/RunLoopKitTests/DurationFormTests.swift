@@ -129,4 +129,20 @@ struct DurationFormTests {
         let made = EVRunLoop.Tick(scheduled: .init(nanoseconds: 5), wakeDate: nil, skipped: 0)
         #expect(made.wakeInstant == nil)
     }
+
+    @Test("a Duration grid step or offset out of range, or a negative Duration tolerance, stops with a message")
+    func badDurations() async {
+        let zero = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = EVTimer(alignedTo: .zero) { _ in }
+        }
+        #expect(standardError(zero).contains("EVTimer(alignedTo: Duration): interval 0.0 seconds must be between 1 ns and 1e9 seconds"))
+        let offset = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = EVTimer(alignedTo: .seconds(1), offset: .seconds(1)) { _ in }
+        }
+        #expect(standardError(offset).contains("EVTimer(alignedTo: Duration): offset 1.0 seconds must be in [0, 1.0 seconds)"))
+        let tolerance = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            EVTimer(interval: .seconds(1), repeats: true) { _ in }.toleranceDuration = .milliseconds(-1)
+        }
+        #expect(standardError(tolerance).contains("EVTimer.toleranceDuration: tolerance -0.001 s is negative"))
+    }
 }
