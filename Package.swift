@@ -6,6 +6,13 @@ import PackageDescription
 // packages of their own that take this one by path, so that a package depending on
 // RunLoopKit resolves nothing it does not use. Every target here is named for RunLoopKit:
 // SwiftPM requires target names to be unique across a whole package graph.
+
+/// swift-system and swift-service-lifecycle, only under their traits.
+let systemPackage = Target.Dependency.product(
+    name: "SystemPackage", package: "swift-system", condition: .when(traits: ["SwiftSystem"]))
+let serviceLifecycle = Target.Dependency.product(
+    name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["ServiceLifecycle"]))
+
 let package = Package(
     name: "RunLoopKit",
     products: [
@@ -25,12 +32,24 @@ let package = Package(
         // A loop's health metrics reported through swift-metrics: only with the package trait
         // "Metrics", so that a package using the other products never resolves swift-metrics.
         .library(name: "RunLoopKitMetrics", targets: ["RunLoopKitMetrics"]),
+        // Descriptors and errors as swift-system's FileDescriptor, FilePath and Errno (the
+        // toolchain ships no System module on Linux), with the trait SwiftSystem.
+        .library(name: "RunLoopKitSystem", targets: ["RunLoopKitSystem"]),
+        // A loop on its own thread as a swift-service-lifecycle Service, with the trait
+        // ServiceLifecycle.
+        .library(name: "RunLoopKitServiceLifecycle", targets: ["RunLoopKitServiceLifecycle"]),
     ],
+    // A package's library products all count in its consumers' resolution: a product of its
+    // own is not enough to keep a consumer of RunLoopKit from resolving its dependencies. A
+    // trait is: a dependency used only under a trait the consumer did not enable is never
+    // resolved. `make test` enables every trait.
     traits: [
         .trait(
             name: "Metrics",
             description: "The RunLoopKitMetrics product: a loop's metrics through apple/swift-metrics."
         ),
+        .trait(name: "SwiftSystem", description: "The RunLoopKitSystem product: FileDescriptor, FilePath and Errno forms (apple/swift-system)."),
+        .trait(name: "ServiceLifecycle", description: "The RunLoopKitServiceLifecycle product: a loop as a swift-service-lifecycle Service."),
     ],
     dependencies: [
         // Property tests of the timer queue under virtual time (test-only: never resolved by
@@ -41,6 +60,12 @@ let package = Package(
         // RunLoopKitMetrics, with the trait "Metrics": the convention of Swift servers for
         // metrics (swift-prometheus exports it); its MetricsTestKit reads what the tests reported.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        // RunLoopKitSystem: FileDescriptor and Errno, as swift-subprocess and servers pass them.
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // RunLoopKitServiceLifecycle: how Swift servers start and stop (SIGTERM).
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // The child-process recipe (ChildProcesses.md): how Swift programs run children.
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     ],
     targets: [
         // libev's module map plus the C shim for its watcher macros and timerfd.
@@ -142,7 +167,10 @@ let package = Package(
         // be, run) as a snippet; a test checks that each block is one.
         .testTarget(
             name: "DocSnippetTests",
-            dependencies: ["RunLoopKit", "RunLoopKitMetrics", "RunLoopKitTestSupport"]
+            dependencies: [
+                "RunLoopKit", "RunLoopKitMetrics", "RunLoopKitTestSupport",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+            ]
         ),
         .testTarget(
             name: "RunLoopKitTests",
@@ -151,6 +179,22 @@ let package = Package(
                 "RunLoopKitTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
+        ),
+        .target(
+            name: "RunLoopKitSystem",
+            dependencies: ["RunLoopKit", systemPackage]
+        ),
+        .testTarget(
+            name: "RunLoopKitSystemTests",
+            dependencies: ["RunLoopKit", "RunLoopKitSystem", systemPackage]
+        ),
+        .target(
+            name: "RunLoopKitServiceLifecycle",
+            dependencies: ["RunLoopKit", serviceLifecycle]
+        ),
+        .testTarget(
+            name: "RunLoopKitServiceLifecycleTests",
+            dependencies: ["RunLoopKit", "RunLoopKitServiceLifecycle", serviceLifecycle]
         ),
     ],
     swiftLanguageModes: [.v6]

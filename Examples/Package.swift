@@ -21,9 +21,12 @@ let package = Package(
     ],
     dependencies: [
         // The library, by path: the repository root.
-        .package(name: "RunLoopKit", path: ".."),
+        // The trait Metrics: RunLoopKitMetrics, for the prometheus-metrics example.
+        .package(name: "RunLoopKit", path: "..", traits: ["Metrics"]),
         // The examples' command lines.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // The prometheus-metrics example: a loop's metrics in Prometheus's text format.
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // A run loop for someone who has never used one: README.md's first example.
@@ -181,6 +184,21 @@ let package = Package(
             // The executable too, so that the test finds it built next to it.
             dependencies: ["loop-thread", "ExampleTesting"],
             path: "Tests/LoopThreadExampleTests"
+        ),
+        // A loop's metrics exported through swift-prometheus, printed in the text format.
+        .executableTarget(
+            name: "prometheus-metrics",
+            dependencies: [
+                runLoopKit, .product(name: "RunLoopKitMetrics", package: "RunLoopKit"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            path: "prometheus-metrics"
+        ),
+        .testTarget(
+            name: "PrometheusMetricsTests",
+            // The executable too, so that the end-to-end test finds it built next to the tests.
+            dependencies: ["prometheus-metrics", "ExampleTesting"],
+            path: "Tests/PrometheusMetricsTests"
         ),
         // What the example tests share: launching a built example binary and reading its
         // output. A link to the root's Tests/RunLoopKitExampleTesting, which the library's

@@ -7,21 +7,27 @@ import Synchronization
 /// Reports a loop's health figures (`EVRunLoop.metrics`) through
 /// apple/swift-metrics: each ``report()`` sends what the loop recorded since the last one.
 ///
-/// Every metric carries the dimension `loop` (the label given here); those by kind or reason
-/// add `kind` (`timer`, `source`, `observer`, `block`, `job`, `mainQueue`) or `reason`
-/// (`deadline`, `descriptor`, `signal`, `mainQueue`, `wakeUp`):
+/// The names follow Prometheus's conventions (swift-prometheus exports them as they are):
+/// times in seconds, the base unit, counters ending in `_total`, and labels of bounded
+/// cardinality. Every metric carries the dimension `loop` (the label given here); those by
+/// kind or reason add `kind` (`timer`, `source`, `observer`, `block`, `job`, `mainQueue`) or
+/// `reason` (`deadline`, `descriptor`, `signal`, `mainQueue`, `wakeUp`):
 ///
 /// | metric | type | what |
 /// | --- | --- | --- |
-/// | `runloop_passes` | Counter | passes of the loop |
-/// | `runloop_wakes` | Counter, `reason` | waits that ended, by why |
-/// | `runloop_callouts` | Counter, `kind` | callouts run |
-/// | `runloop_busy_nanoseconds` | Counter | time awake inside runs |
-/// | `runloop_asleep_nanoseconds` | Counter | time asleep in waits (libuv's idle time) |
+/// | `runloop_passes_total` | Counter | passes of the loop |
+/// | `runloop_wakes_total` | Counter, `reason` | waits that ended, by why |
+/// | `runloop_callouts_total` | Counter, `kind` | callouts run |
+/// | `runloop_busy_seconds_total` | FloatingPointCounter | time awake inside runs |
+/// | `runloop_asleep_seconds_total` | FloatingPointCounter | time asleep in waits (libuv's idle time) |
 /// | `runloop_busy_ratio` | Gauge | busy ÷ (busy + asleep) since the last report |
-/// | `runloop_callout_duration` | Timer, `kind` | how long callouts ran |
-/// | `runloop_timer_lateness` | Timer | how late timers fired |
-/// | `runloop_longest_callout_seconds` | Gauge, `kind`, `callout` | the longest callout so far, with its label |
+/// | `runloop_callout_duration_seconds` | Timer, `kind` | how long callouts ran |
+/// | `runloop_timer_lateness_seconds` | Timer | how late timers fired |
+/// | `runloop_longest_callout_seconds` | Gauge, `kind` (and `callout`, opt-in) | the longest callout so far |
+///
+/// A callout's label is free text, so the longest callout's gauge names it (in a `callout`
+/// dimension) only when asked to, for at most `calloutLabels` distinct labels; later labels
+/// read `other`, so that the series stay bounded.
 ///
 /// The loop keeps its durations in buckets (`EVRunLoop.Metrics.Histogram`), not
 /// one by one, so a Timer gets each new value as its bucket's midpoint (at most an eighth
@@ -47,18 +53,23 @@ public final class EVRunLoopMetricsReporter: Sendable {
     public let label: String
     /// The most values a Timer gets per report.
     public let samplesPerReport: Int
+    /// The most distinct callout labels the longest callout's gauge names; 0 (the default)
+    /// leaves the `callout` dimension out.
+    public let calloutLabels: Int
 
     private let factory: any MetricsFactory
     private let passes: Counter
     private let wakes: [EVRunLoop.Trace.WakeReason: Counter]
     private let callouts: [EVRunLoop.Stall.Kind: Counter]
     private let durations: [EVRunLoop.Stall.Kind: CoreMetrics.Timer]
-    private let busy: Counter
-    private let asleep: Counter
+    private let busy: FloatingPointCounter
+    private let asleep: FloatingPointCounter
     private let busyRatio: Gauge
     private let lateness: CoreMetrics.Timer
     /// What the last report saw, and the gauge of the longest callout it reported.
     private let state = Mutex<(last: EVRunLoop.Metrics, longest: (EVRunLoop.Metrics.Callout, Gauge)?)>((EVRunLoop.Metrics(), nil))
+    /// The callout labels the gauge named so far, at most ``calloutLabels`` of them.
+    private let namedCallouts = Mutex<Set<String>>([])
     private let reportTimer = Mutex<EVTimer?>(nil)
 
     /// The kinds and reasons as the dimensions name them.
@@ -77,30 +88,34 @@ public final class EVRunLoopMetricsReporter: Sendable {
     ///   - loop: the loop, which should record its metrics (`EVRunLoop.recordsMetrics`).
     ///   - label: the value of every metric's `loop` dimension.
     ///   - samplesPerReport: the most values a Timer gets per report (default 1,000), at least 1.
+    ///   - calloutLabels: the most distinct callout labels the longest callout's gauge names in
+    ///     a `callout` dimension (default 0: no such dimension); later labels read `other`.
     ///   - factory: where the metrics go (default: the bootstrapped `MetricsSystem.factory`).
-    public init(loop: EVRunLoop, label: String, samplesPerReport: Int = 1_000,
+    public init(loop: EVRunLoop, label: String, samplesPerReport: Int = 1_000, calloutLabels: Int = 0,
                 factory: any MetricsFactory = MetricsSystem.factory) {
         require(samplesPerReport >= 1, "EVRunLoopMetricsReporter: samplesPerReport \(samplesPerReport) must be at least 1")
+        require(calloutLabels >= 0, "EVRunLoopMetricsReporter: calloutLabels \(calloutLabels) is negative")
         self.loop = loop
         self.label = label
         self.samplesPerReport = samplesPerReport
+        self.calloutLabels = calloutLabels
         self.factory = factory
         let loopDimension = [("loop", label)]
-        passes = Counter(label: "runloop_passes", dimensions: loopDimension, factory: factory)
+        passes = Counter(label: "runloop_passes_total", dimensions: loopDimension, factory: factory)
         wakes = Dictionary(uniqueKeysWithValues: Self.reasons.map { reason, name in
-            (reason, Counter(label: "runloop_wakes", dimensions: loopDimension + [("reason", name)], factory: factory))
+            (reason, Counter(label: "runloop_wakes_total", dimensions: loopDimension + [("reason", name)], factory: factory))
         })
         callouts = Dictionary(uniqueKeysWithValues: Self.kinds.map { kind, name in
-            (kind, Counter(label: "runloop_callouts", dimensions: loopDimension + [("kind", name)], factory: factory))
+            (kind, Counter(label: "runloop_callouts_total", dimensions: loopDimension + [("kind", name)], factory: factory))
         })
         durations = Dictionary(uniqueKeysWithValues: Self.kinds.map { kind, name in
-            (kind, CoreMetrics.Timer(label: "runloop_callout_duration", dimensions: loopDimension + [("kind", name)],
+            (kind, CoreMetrics.Timer(label: "runloop_callout_duration_seconds", dimensions: loopDimension + [("kind", name)],
                                      factory: factory))
         })
-        busy = Counter(label: "runloop_busy_nanoseconds", dimensions: loopDimension, factory: factory)
-        asleep = Counter(label: "runloop_asleep_nanoseconds", dimensions: loopDimension, factory: factory)
+        busy = FloatingPointCounter(label: "runloop_busy_seconds_total", dimensions: loopDimension, factory: factory)
+        asleep = FloatingPointCounter(label: "runloop_asleep_seconds_total", dimensions: loopDimension, factory: factory)
         busyRatio = Gauge(label: "runloop_busy_ratio", dimensions: loopDimension, factory: factory)
-        lateness = CoreMetrics.Timer(label: "runloop_timer_lateness", dimensions: loopDimension, factory: factory)
+        lateness = CoreMetrics.Timer(label: "runloop_timer_lateness_seconds", dimensions: loopDimension, factory: factory)
     }
 
     /// Reports what the loop recorded since the last report (or since its metrics started).
@@ -125,8 +140,8 @@ public final class EVRunLoopMetricsReporter: Sendable {
             }
             let busyDelta = (now.busy - last.busy).nanoseconds
             let asleepDelta = (now.asleep - last.asleep).nanoseconds
-            if busyDelta > 0 { busy.increment(by: busyDelta) }
-            if asleepDelta > 0 { asleep.increment(by: asleepDelta) }
+            if busyDelta > 0 { busy.increment(by: Double(busyDelta) / 1e9) }
+            if asleepDelta > 0 { asleep.increment(by: Double(asleepDelta) / 1e9) }
             if busyDelta + asleepDelta > 0 { busyRatio.record(Double(busyDelta) / Double(busyDelta + asleepDelta)) }
             for (kind, histogram) in now.callouts {
                 let delta = histogram.subtracting(last.callouts[kind] ?? EVRunLoop.Metrics.Histogram())
@@ -139,12 +154,26 @@ public final class EVRunLoopMetricsReporter: Sendable {
                 state.longest?.1.destroy()
                 let name = Self.kinds.first { $0.0 == longest.kind }?.1 ?? "callout"
                 let gauge = Gauge(label: "runloop_longest_callout_seconds",
-                                  dimensions: [("loop", label), ("kind", name), ("callout", longest.label)], factory: factory)
+                                  dimensions: [("loop", label), ("kind", name)] + calloutDimension(longest.label),
+                                  factory: factory)
                 gauge.record(Double(longest.duration.nanoseconds) / 1e9)
                 state.longest = (longest, gauge)
             }
             state.last = now
         }
+    }
+
+    /// The `callout` dimension for `callout`: none unless ``calloutLabels`` is above 0; the
+    /// label itself for the first ``calloutLabels`` distinct labels, `other` for the rest.
+    private func calloutDimension(_ callout: String) -> [(String, String)] {
+        guard calloutLabels > 0 else { return [] }
+        let named = namedCallouts.withLock { named in
+            if named.contains(callout) { return true }
+            guard named.count < calloutLabels else { return false }
+            named.insert(callout)
+            return true
+        }
+        return [("callout", named ? callout : "other")]
     }
 
     /// Sends a histogram's new values to `timer`: each as its bucket's midpoint (clamped to

@@ -14,7 +14,7 @@ import Testing
 
     /// Where the documented code lives, and where its compiled copies live.
     static let documentation = ["README.md", "Sources", "Examples"]
-    static let snippetFolders = ["Tests/DocSnippetTests", "Tests/SVGPlotTests", "Tests/TraceTimelineTests", "Tests/RunLoopKitGLibTests", "Examples"]
+    static let snippetFolders = ["Tests/DocSnippetTests", "Tests/SVGPlotTests", "Tests/TraceTimelineTests", "Tests/RunLoopKitGLibTests", "Tests/RunLoopKitServiceLifecycleTests", "Examples"]
 
     @Test func everySwiftBlockIsACompiledSnippet() throws {
         let snippets = try Self.files(under: Self.snippetFolders, ending: ".swift").flatMap { file in
@@ -24,7 +24,7 @@ import Testing
         for file in try Self.files(under: Self.documentation, ending: ".md") {
             documented += try DocBlocks.markdownBlocks(in: String(contentsOf: file, encoding: .utf8), file: relative(file))
         }
-        for file in try Self.files(under: ["Sources/RunLoopKit", "Sources/RunLoopKitExperimental", "Sources/RunLoopKitGLib", "Sources/RunLoopKitSVGPlot", "Sources/RunLoopKitTraceTimeline"], ending: ".swift") {
+        for file in try Self.files(under: ["Sources/RunLoopKit", "Sources/RunLoopKitExperimental", "Sources/RunLoopKitGLib", "Sources/RunLoopKitSVGPlot", "Sources/RunLoopKitTraceTimeline", "Sources/RunLoopKitServiceLifecycle", "Sources/RunLoopKitSystem"], ending: ".swift") {
             documented += try DocBlocks.docCommentBlocks(in: String(contentsOf: file, encoding: .utf8), file: relative(file))
         }
         #expect(documented.count >= 15, "found only \(documented.count) documented blocks: is the root right?")

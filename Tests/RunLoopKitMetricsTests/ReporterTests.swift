@@ -32,23 +32,24 @@ struct ReporterTests {
     @Test("one report: counters, the busy ratio, callout and lateness timers, the longest callout")
     func oneReport() throws {
         let (_, loop) = timedRun()
-        let metrics = TestMetrics()
-        let reporter = EVRunLoopMetricsReporter(loop: loop, label: "main", factory: metrics)
+        let factory = SecondsCounters()
+        let metrics = factory.test
+        let reporter = EVRunLoopMetricsReporter(loop: loop, label: "main", calloutLabels: 4, factory: factory)
         reporter.report()
 
-        #expect(try metrics.expectCounter("runloop_passes", main).totalValue == 1)
-        #expect(try metrics.expectCounter("runloop_wakes", main + [("reason", "deadline")]).totalValue == 1)
-        #expect(try metrics.expectCounter("runloop_wakes", main + [("reason", "wakeUp")]).values.isEmpty)
-        #expect(try metrics.expectCounter("runloop_callouts", main + [("kind", "timer")]).totalValue == 1)
-        #expect(try metrics.expectCounter("runloop_callouts", main + [("kind", "observer")]).totalValue == 1)
-        #expect(try metrics.expectCounter("runloop_busy_nanoseconds", main).totalValue == 2_250_000)
-        #expect(try metrics.expectCounter("runloop_asleep_nanoseconds", main).totalValue == 10_000_000)
+        #expect(try metrics.expectCounter("runloop_passes_total", main).totalValue == 1)
+        #expect(try metrics.expectCounter("runloop_wakes_total", main + [("reason", "deadline")]).totalValue == 1)
+        #expect(try metrics.expectCounter("runloop_wakes_total", main + [("reason", "wakeUp")]).values.isEmpty)
+        #expect(try metrics.expectCounter("runloop_callouts_total", main + [("kind", "timer")]).totalValue == 1)
+        #expect(try metrics.expectCounter("runloop_callouts_total", main + [("kind", "observer")]).totalValue == 1)
+        #expect(factory.values("runloop_busy_seconds_total") == [0.00225])
+        #expect(factory.values("runloop_asleep_seconds_total") == [0.01])
         #expect(try metrics.expectGauge("runloop_busy_ratio", main).lastValue == 2.25 / 12.25)
         // Each value as its bucket's midpoint: 2 ms is in [1,835,008, 2,097,152) ns, 0.25 ms
         // in [229,376, 262,144) ns.
-        #expect(try metrics.expectTimer("runloop_callout_duration", main + [("kind", "timer")]).values == [1_966_080])
-        #expect(try metrics.expectTimer("runloop_callout_duration", main + [("kind", "observer")]).values == [245_760])
-        #expect(try metrics.expectTimer("runloop_timer_lateness", main).values == [245_760])
+        #expect(try metrics.expectTimer("runloop_callout_duration_seconds", main + [("kind", "timer")]).values == [1_966_080])
+        #expect(try metrics.expectTimer("runloop_callout_duration_seconds", main + [("kind", "observer")]).values == [245_760])
+        #expect(try metrics.expectTimer("runloop_timer_lateness_seconds", main).values == [245_760])
         #expect(try metrics.expectGauge("runloop_longest_callout_seconds",
                                         main + [("kind", "timer"), ("callout", "t")]).lastValue == 0.002)
     }
@@ -56,8 +57,9 @@ struct ReporterTests {
     @Test("a second report sends only what came since the first; a reset starts again from zero")
     func differences() throws {
         let (clock, loop) = timedRun()
-        let metrics = TestMetrics()
-        let reporter = EVRunLoopMetricsReporter(loop: loop, label: "main", factory: metrics)
+        let factory = SecondsCounters()
+        let metrics = factory.test
+        let reporter = EVRunLoopMetricsReporter(loop: loop, label: "main", factory: factory)
         reporter.report()
         loop.add(EVTimer(interval: .milliseconds(5), repeats: false, label: "u") { _ in
             clock.advance(by: .milliseconds(1))
@@ -65,12 +67,12 @@ struct ReporterTests {
         loop.run(mode: .default, for: .seconds(1))
         reporter.report()
 
-        let passes = try metrics.expectCounter("runloop_passes", main)
+        let passes = try metrics.expectCounter("runloop_passes_total", main)
         #expect(passes.values == [1, 1])
         // The second run: the observer (0.25 ms) and "u" (1 ms), 5 ms asleep.
-        #expect(try metrics.expectCounter("runloop_busy_nanoseconds", main).values == [2_250_000, 1_250_000])
-        #expect(try metrics.expectCounter("runloop_asleep_nanoseconds", main).values == [10_000_000, 5_000_000])
-        #expect(try metrics.expectTimer("runloop_callout_duration", main + [("kind", "timer")]).values
+        #expect(factory.values("runloop_busy_seconds_total") == [0.00225, 0.00125])
+        #expect(factory.values("runloop_asleep_seconds_total") == [0.01, 0.005])
+        #expect(try metrics.expectTimer("runloop_callout_duration_seconds", main + [("kind", "timer")]).values
                     == [1_966_080, 983_040])  // 1 ms: [917,504, 1,048,576) ns
         // The longest is still "t": no new gauge.
         #expect(metrics.recorders(label: "runloop_longest_callout_seconds").count == 1)
@@ -80,7 +82,7 @@ struct ReporterTests {
         loop.run(mode: .default, for: .zero)
         reporter.report()
         #expect(passes.values == [1, 1, 1])
-        #expect(try metrics.expectCounter("runloop_callouts", main + [("kind", "block")]).totalValue == 1)
+        #expect(try metrics.expectCounter("runloop_callouts_total", main + [("kind", "block")]).totalValue == 1)
     }
 
     @Test("a busy histogram reaches a Timer as at most samplesPerReport values, in proportion")
@@ -92,8 +94,8 @@ struct ReporterTests {
         let metrics = TestMetrics()
         EVRunLoopMetricsReporter(loop: loop, label: "main", samplesPerReport: 100, factory: metrics).report()
 
-        #expect(try metrics.expectCounter("runloop_callouts", main + [("kind", "block")]).totalValue == 2_000)
-        #expect(try metrics.expectTimer("runloop_callout_duration", main + [("kind", "block")]).values
+        #expect(try metrics.expectCounter("runloop_callouts_total", main + [("kind", "block")]).totalValue == 2_000)
+        #expect(try metrics.expectTimer("runloop_callout_duration_seconds", main + [("kind", "block")]).values
                     == Array(repeating: 0, count: 100))
     }
 
@@ -102,17 +104,47 @@ struct ReporterTests {
         let clock = EVVirtualClock()
         let loop = EVRunLoop(clock: clock)
         loop.recordsMetrics = true
-        let metrics = TestMetrics()
-        let reporter = EVRunLoopMetricsReporter(loop: loop, label: "main", factory: metrics)
+        let factory = SecondsCounters()
+        let metrics = factory.test
+        let reporter = EVRunLoopMetricsReporter(loop: loop, label: "main", factory: factory)
         reporter.start(every: .seconds(1))
         loop.run(mode: .default, for: .milliseconds(3_500))
         reporter.stop()
         loop.run(mode: .default, for: .seconds(2))
 
         // Reports at 1, 2 and 3 s; each sees the passes since the one before.
-        #expect(try metrics.expectCounter("runloop_passes", main).values == [1, 1, 1])
-        #expect(try metrics.expectCounter("runloop_asleep_nanoseconds", main).values
-                    == [1_000_000_000, 1_000_000_000, 1_000_000_000])
+        #expect(try metrics.expectCounter("runloop_passes_total", main).values == [1, 1, 1])
+        #expect(factory.values("runloop_asleep_seconds_total") == [1, 1, 1])
+    }
+
+    @Test("the callout label is opt-in: without it the longest callout's gauge has only loop and kind")
+    func calloutLabelOff() throws {
+        let (_, loop) = timedRun()
+        let metrics = TestMetrics()
+        EVRunLoopMetricsReporter(loop: loop, label: "main", factory: metrics).report()
+        #expect(try metrics.expectGauge("runloop_longest_callout_seconds", main + [("kind", "timer")]).lastValue == 0.002)
+        #expect(metrics.recorders.allSatisfy { !$0.dimensions.contains { $0.0 == "callout" } })
+    }
+
+    @Test("callout labels past the cap read other: the gauge's series stay bounded")
+    func calloutLabelCap() throws {
+        let clock = EVVirtualClock()
+        let loop = EVRunLoop(clock: clock)
+        loop.recordsMetrics = true
+        let metrics = TestMetrics()
+        let reporter = EVRunLoopMetricsReporter(loop: loop, label: "main", calloutLabels: 2, factory: metrics)
+        // Each report's longest callout is a new label, each longer than the last; each
+        // report replaces the gauge of the one before.
+        var named: [String] = []
+        for index in 1...4 {
+            loop.perform(label: "job \(index)") { clock.advance(by: .milliseconds(index)) }
+            loop.run(mode: .default, for: .zero)
+            reporter.report()
+            let gauges = metrics.recorders(label: "runloop_longest_callout_seconds")
+            #expect(gauges.count == 1)
+            named += gauges.compactMap { gauge in gauge.dimensions.first { $0.0 == "callout" }?.1 }
+        }
+        #expect(named == ["job 1", "job 2", "other", "other"])
     }
 }
 

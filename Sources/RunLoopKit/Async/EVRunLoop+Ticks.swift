@@ -13,6 +13,10 @@ extension EVRunLoop {
         public var scheduled: Instant
         /// The loop's ``EVRunLoop/wakeDate`` in the pass that produced the tick.
         public var wakeDate: Date?
+        /// The loop's ``EVRunLoop/wakeInstant`` in the pass that produced the tick: the
+        /// ``wakeDate`` on the loop's monotonic clock (nil for a tick made by
+        /// ``init(scheduled:wakeDate:skipped:)``).
+        public var wakeInstant: Instant?
         /// Ticks that were due since the previous element and never delivered: skipped by the
         /// loop (busy, or running another mode) or replaced while the consumer was busy.
         public var skipped: Int
@@ -27,6 +31,18 @@ extension EVRunLoop {
             self.scheduled = scheduled
             self.wakeDate = wakeDate
             self.skipped = skipped
+        }
+
+        /// Creates a tick with the wake on both clocks.
+        ///
+        /// - Parameters:
+        ///   - scheduled: the fire date of the timer that produced the tick.
+        ///   - wakeInstant: the loop's ``EVRunLoop/wakeInstant`` when the timer fired.
+        ///   - wakeDate: the loop's ``EVRunLoop/wakeDate`` when the timer fired.
+        ///   - skipped: ticks due since the previous element and never delivered.
+        public init(scheduled: Instant, wakeInstant: Instant?, wakeDate: Date?, skipped: Int) {
+            self.init(scheduled: scheduled, wakeDate: wakeDate, skipped: skipped)
+            self.wakeInstant = wakeInstant
         }
     }
 
@@ -56,7 +72,7 @@ extension EVRunLoop {
         ///   or its task is cancelled.
         public func makeAsyncIterator() -> Iterator {
             let channel = LatestValueChannel<Tick, Never> { older, newer in
-                Tick(scheduled: newer.scheduled, wakeDate: newer.wakeDate,
+                Tick(scheduled: newer.scheduled, wakeInstant: newer.wakeInstant, wakeDate: newer.wakeDate,
                      skipped: older.skipped + 1 + newer.skipped)
             }
             return Iterator(subscription: Subscription(channel: channel, stop: start(channel)))
@@ -120,11 +136,11 @@ extension EVRunLoop {
     ///   - tolerance: how late each tick may come (default zero).
     /// - Returns: the sequence; each `for await` over it has its own aligned timer.
     ///
-    /// See ``EVTimer/init(alignedTo:offset:tolerance:label:block:)``; libev's `ev_periodic`.
+    /// See ``EVTimer/init(alignedTo:offset:tolerance:label:block:)-(Duration,_,_,_,_)``; libev's `ev_periodic`.
     public func ticks(alignedTo interval: Duration, offset: Duration = .zero, tolerance: Duration = .zero) -> Ticks {
         Ticks(loop: self) { [self] channel in
             startTicking(channel, interval: interval.nanoseconds) { fire in
-                EVTimer(alignedTo: interval.seconds, offset: offset.seconds, tolerance: tolerance.seconds,
+                EVTimer(alignedTo: interval, offset: offset, tolerance: tolerance,
                         label: "ticks", block: fire)
             }
         }
@@ -143,7 +159,9 @@ extension EVRunLoop {
             let link = EVFrameTimer(framesPerSecond: framesPerSecond, label: "frames") { link in
                 let dropped = link.droppedFrames - droppedBefore.value
                 droppedBefore.value = link.droppedFrames
-                channel.send(Tick(scheduled: link.timestamp, wakeDate: EVRunLoop.current.wakeDate, skipped: dropped))
+                let loop = EVRunLoop.current
+                channel.send(Tick(scheduled: link.timestamp, wakeInstant: loop.wakeInstant, wakeDate: loop.wakeDate,
+                                  skipped: dropped))
             }
             add(link, forMode: .common)
             return { link.invalidate() }
@@ -167,8 +185,9 @@ extension EVRunLoop {
             let scheduled = timer.fireInstant!.nanoseconds
             let missed = previous.value.map { Self.ticksMissed(from: $0, to: scheduled, interval: interval) } ?? 0
             previous.value = scheduled
-            channel.send(Tick(scheduled: Instant(nanoseconds: scheduled), wakeDate: EVRunLoop.current.wakeDate,
-                              skipped: missed))
+            let loop = EVRunLoop.current
+            channel.send(Tick(scheduled: Instant(nanoseconds: scheduled), wakeInstant: loop.wakeInstant,
+                              wakeDate: loop.wakeDate, skipped: missed))
         }
         add(timer, forMode: .common)
         return { timer.invalidate() }

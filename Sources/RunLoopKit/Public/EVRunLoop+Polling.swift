@@ -88,7 +88,7 @@ extension EVRunLoop {
     /// loop may sleep: poll ``pollDescriptor`` for reading with this deadline (the
     /// ``PollDeadline/milliseconds(from:)`` of it), then call ``dispatchPolledPass()``.
     ///
-    /// The first call opens a run of `mode`, as ``run(mode:until:returnAfterSourceHandled:)``
+    /// The first call opens a run of `mode`, as ``run(mode:until:returnAfterSourceHandled:)-(_,Date,_)``
     /// would (`entry`); each pass's first call runs the first half of the pass, up to and
     /// including `beforeWaiting`: `beforeTimers`, `beforeSources`, blocks, signalled manual
     /// sources. Calling it again before the dispatch only plans the wait again (GLib calls

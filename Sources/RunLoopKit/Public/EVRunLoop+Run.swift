@@ -33,7 +33,7 @@ extension EVRunLoop {
     }
 
     /// Runs `mode` for at most `duration`; the `Duration` spelling of
-    /// ``run(mode:until:returnAfterSourceHandled:)``, measured on the monotonic clock.
+    /// ``run(mode:until:returnAfterSourceHandled:)-(_,Date,_)``, measured on the monotonic clock.
     ///
     /// - Parameters:
     ///   - mode: the mode to run.

@@ -1,5 +1,5 @@
 extension EVRunLoop {
-    /// Why ``EVRunLoop/run(mode:until:returnAfterSourceHandled:)`` returned.
+    /// Why ``EVRunLoop/run(mode:until:returnAfterSourceHandled:)-(_,Date,_)`` returned.
     ///
     /// The corresponding CFRunLoop type is `CFRunLoopRunResult`; the raw values are CF's.
     public enum RunResult: Int, Sendable, CustomStringConvertible {

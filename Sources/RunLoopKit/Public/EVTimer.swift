@@ -8,8 +8,8 @@ import Synchronization
 /// A timer that fires once or repeatedly in the modes of one run loop.
 ///
 /// - Fire dates live on the loop's monotonic clock: setting the wall clock never moves them
-///   (except for ``init(alignedTo:offset:tolerance:label:block:)`` timers, which follow the
-///   wall clock on purpose).
+///   (except for aligned timers, ``init(alignedTo:offset:tolerance:label:block:)-(TimeInterval,_,_,_,_)``
+///   and its `Duration` twin, which follow the wall clock on purpose).
 /// - A repeating timer's next fire date is its previous *scheduled* date plus ``interval``,
 ///   so late fires cause no drift; fires missed while the loop was busy or running another
 ///   mode are skipped, never delivered in a burst.
@@ -425,7 +425,7 @@ public final class EVTimer: @unchecked Sendable {
 
     /// Runs `body` now if the timer is not attached or this is its loop's thread; otherwise
     /// hands it to the loop's inbox.
-    private func onLoopThread(_ body: @escaping @Sendable (EVTimer) -> Void) {
+    func onLoopThread(_ body: @escaping @Sendable (EVTimer) -> Void) {
         if let loop, !loop.isOwnerThread {
             loop.enqueue { _ in body(self) }
         } else {

@@ -20,6 +20,12 @@ import Testing
             // end
         }
         do {
+            // snippet: evtimer-aligned-duration-doc
+            let clock = EVTimer(alignedTo: .seconds(1), tolerance: .milliseconds(5)) { _ in print("tick") }
+            EVRunLoop.current.add(clock, forMode: .common)
+            // end
+        }
+        do {
             // snippet: evobserver-doc
             let observer = EVObserver(activities: [.entry, .afterWaiting]) { _, activity in
                 print("woke:", activity)
