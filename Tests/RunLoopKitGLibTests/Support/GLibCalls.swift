@@ -105,3 +105,15 @@ final class DefaultContextSources {
         ids = []
     }
 }
+
+/// Attaches a descriptor watch of `condition` on `fd` to `context` (GLib's `g_unix_fd_add`,
+/// for a context other than the default one); `call` is the `GUnixFDSourceFunc`.
+@discardableResult
+func attachUnixFD(_ fd: Int32, _ condition: GIOCondition, to context: OpaquePointer?, _ call: GLibCall)
+    -> UnsafeMutablePointer<GSource> {
+    let source = g_unix_fd_source_new(fd, condition)!
+    g_source_set_callback(source, unsafeBitCast(GLibCall.fdFunc, to: GSourceFunc.self), call.userData, nil)
+    g_source_attach(source, context)
+    g_source_unref(source)
+    return source
+}

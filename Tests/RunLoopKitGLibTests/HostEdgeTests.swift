@@ -1,0 +1,77 @@
+import CGLib
+import Foundation
+import Glibc
+import RunLoopKit
+import RunLoopKitGLib
+import Testing
+
+/// The hosting at the edges real programs reach first (issue 35): conditions other than
+/// reading and writing, passes that do not wait, descriptors whose number is reused.
+@Suite("Real time: GLib hosted at the edges", .timeLimit(.minutes(2)))
+struct HostEdgeTests {
+    @Test("a G_IO_PRI watch on /proc/self/mountinfo (always readable) does not spin the loop")
+    func priorityWatchDoesNotSpin() {
+        let (passes, dispatches) = onFreshThread { () -> (Int, Int) in
+            let context = g_main_context_new()
+            defer { g_main_context_unref(context) }
+            let loop = loopOfThisThread()
+            let host = loop.host(context)
+            defer { host.unhost() }
+            let fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)
+            defer { close(fd) }
+            var dispatches = 0
+            let watch = GLibCall { dispatches += 1; return true }
+            let source = attachUnixFD(fd, G_IO_PRI, to: context, watch)
+            defer { g_source_destroy(source) }
+            loop.resetStatistics()
+            loop.run(mode: .default, for: .milliseconds(500))
+            withExtendedLifetime(watch) {}
+            return (loop.statistics.passes, dispatches)
+        }
+        // GLib's own loop: no dispatch, two iterations (mountinfo is not changed meanwhile).
+        #expect(dispatches == 0)
+        #expect(passes <= 10, "\(passes) passes in 0.5 s for a G_IO_PRI watch nothing raised")
+    }
+
+    @Test("watches of G_IO_ERR alone and G_IO_HUP alone are dispatched when the other end closes")
+    func errorAndHangUpOnlyWatches() {
+        let latencies = onFreshThread { () -> [String: Double] in
+            let context = g_main_context_new()
+            defer { g_main_context_unref(context) }
+            let loop = loopOfThisThread()
+            let host = loop.host(context)
+            defer { host.unhost() }
+            let toReader = makePipe()  // G_IO_ERR on its write end when the reader closes
+            let toWriter = makePipe()  // G_IO_HUP on its read end when the writer closes
+            defer { close(toReader.write); close(toWriter.read) }
+            var latencies: [String: Double] = [:]
+            var closedAt = 0.0
+            let errored = GLibCall {
+                latencies["G_IO_ERR"] = monotonicSeconds() - closedAt
+                if latencies.count == 2 { loop.stop() }
+                return false
+            }
+            let hungUp = GLibCall {
+                latencies["G_IO_HUP"] = monotonicSeconds() - closedAt
+                if latencies.count == 2 { loop.stop() }
+                return false
+            }
+            attachUnixFD(toReader.write, G_IO_ERR, to: context, errored)
+            attachUnixFD(toWriter.read, G_IO_HUP, to: context, hungUp)
+            let closer = EVTimer(interval: 0.05, repeats: false, block: EVRunLoop.isolated { (_: EVTimer) in
+                closedAt = monotonicSeconds()
+                close(toReader.read)
+                close(toWriter.write)
+            })
+            loop.add(closer, forMode: .default)
+            loop.run(mode: .default, for: .seconds(5))
+            withExtendedLifetime([errored, hungUp]) {}
+            return latencies
+        }
+        // GLib's own loop dispatches both at once.
+        #expect(latencies.keys.sorted() == ["G_IO_ERR", "G_IO_HUP"])
+        for (condition, latency) in latencies {
+            #expect(latency < 0.5, "\(condition) dispatched \(latency) s after the close")
+        }
+    }
+}
