@@ -74,4 +74,33 @@ struct HostEdgeTests {
             #expect(latency < 0.5, "\(condition) dispatched \(latency) s after the close")
         }
     }
+
+    @Test("a GLib timeout runs while an idle source keeps the loop from waiting")
+    func glibRunsInPassesThatDoNotWait() {
+        let (ranAfter, idleCallouts) = onFreshThread { () -> (Double?, Int) in
+            let context = g_main_context_new()
+            defer { g_main_context_unref(context) }
+            let loop = loopOfThisThread()
+            let host = loop.host(context)
+            defer { host.unhost() }
+            let start = monotonicSeconds()
+            var ranAfter: Double?
+            let timeout = GLibCall {
+                ranAfter = monotonicSeconds() - start
+                loop.stop()
+                return false
+            }
+            attachTimeout(10, to: context, timeout)
+            var idleCallouts = 0
+            let idle = EVSource.idle(handler: EVRunLoop.isolated { (_: EVSource) in idleCallouts += 1 })
+            loop.add(idle, forMode: .default)
+            defer { idle.invalidate() }
+            loop.run(mode: .default, for: .seconds(2))
+            withExtendedLifetime(timeout) {}
+            return (ranAfter, idleCallouts)
+        }
+        // GLib's own loop (and GTK's macOS backend, serving GLib on every pass) runs it at 10 ms.
+        #expect(ranAfter != nil, "g_timeout_add(10) did not run in 2 s (\(idleCallouts) idle callouts)")
+        if let ranAfter { #expect(ranAfter < 1, "g_timeout_add(10) ran after \(ranAfter) s") }
+    }
 }
