@@ -13,15 +13,14 @@ import RunLoopKit
 /// on a file that is always readable (`/proc/self/mountinfo`), and a watch of `G_IO_ERR` or
 /// `G_IO_HUP` alone would be no watch at all. epoll takes poll(2)'s conditions as they are.
 ///
-/// A registration is kept from query to query while its descriptor still names the same file
-/// (device and inode): a descriptor closed and its number reused between two queries is
-/// registered anew.
+/// Every query re-registers every descriptor (`EPOLL_CTL_MOD`), as GLib's own poll reads
+/// its whole set each iteration: epoll keys a registration by the open file and the number,
+/// so the call fails when the number now names another file — a descriptor closed and its
+/// number reused between two queries, which no `fstat` can tell for eventfds, timerfds,
+/// signalfds, inotify and epoll descriptors (they share one anonymous inode). Then the set
+/// is made anew: the old file's registration, kept by the kernel while another descriptor
+/// (another process's) still names that file, must not wake the loop.
 final class GLibWatches {
-    private struct Registration {
-        var events: UInt32
-        let device: UInt
-        let inode: UInt
-    }
 
     private let modes: [EVRunLoop.Mode]
     private let label: String
@@ -29,7 +28,8 @@ final class GLibWatches {
     private var epoll: Int32 = -1
     /// The loop's source on ``epoll``.
     private var source: EVSource?
-    private var registrations: [Int32: Registration] = [:]
+    /// The descriptors in ``epoll`` and their conditions.
+    private var registrations: [Int32: UInt32] = [:]
     /// The last query's descriptors and their epoll conditions; reused from query to query.
     private var wanted: [Int32: UInt32] = [:]
 
@@ -52,27 +52,23 @@ final class GLibWatches {
         guard !wanted.isEmpty || !registrations.isEmpty else { return true }
         guard openSet(on: loop) else { return false }
         var mayWait = true
+        var reused = false
         for (fd, events) in wanted {
-            if var registration = registrations[fd] {
-                if let now = Self.identity(of: fd), now == (registration.device, registration.inode) {
-                    if registration.events != events {
-                        var event = epoll_event(events: events, data: epoll_data_t(fd: fd))
-                        if epoll_ctl(epoll, EPOLL_CTL_MOD, fd, &event) == 0 {
-                            registration.events = events
-                            registrations[fd] = registration
-                        } else {
-                            mayWait = false
-                        }
-                    }
+            if registrations[fd] != nil {
+                var event = epoll_event(events: events, data: epoll_data_t(fd: fd))
+                if epoll_ctl(epoll, EPOLL_CTL_MOD, fd, &event) == 0 {
+                    registrations[fd] = events
                     continue
                 }
-                // Closed, and perhaps reused: the kernel dropped the old file's registration
-                // when it closed.
-                var unused = epoll_event()
-                _ = epoll_ctl(epoll, EPOLL_CTL_DEL, fd, &unused)
+                // The number names another file now (ENOENT), or none (EBADF).
                 registrations[fd] = nil
+                reused = true
             }
             if !add(fd, events) { mayWait = false }
+        }
+        if reused {
+            removeAll()
+            return update(from: context, on: loop)
         }
         if registrations.count > wanted.count {
             for fd in registrations.keys where wanted[fd] == nil {
@@ -86,10 +82,9 @@ final class GLibWatches {
 
     /// Registers `fd` for `events`; false when the loop must not sleep on it.
     private func add(_ fd: Int32, _ events: UInt32) -> Bool {
-        guard let identity = Self.identity(of: fd) else { return false }
         var event = epoll_event(events: events, data: epoll_data_t(fd: fd))
         if epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event) == 0 {
-            registrations[fd] = Registration(events: events, device: identity.device, inode: identity.inode)
+            registrations[fd] = events
             return true
         }
         // A regular file or directory (EPERM): poll(2) reports reading and writing ready at
@@ -132,12 +127,5 @@ final class GLibWatches {
         if events & Int16(POLLOUT) != 0 { result |= EPOLLOUT.rawValue }
         if events & Int16(POLLPRI) != 0 { result |= EPOLLPRI.rawValue }
         return result
-    }
-
-    /// The device and inode `fd` names; nil when it is not open.
-    private static func identity(of fd: Int32) -> (device: UInt, inode: UInt)? {
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { return nil }
-        return (UInt(info.st_dev), UInt(info.st_ino))
     }
 }

@@ -103,4 +103,53 @@ struct HostEdgeTests {
         #expect(ranAfter != nil, "g_timeout_add(10) did not run in 2 s (\(idleCallouts) idle callouts)")
         if let ranAfter { #expect(ranAfter < 1, "g_timeout_add(10) ran after \(ranAfter) s") }
     }
+
+    @Test("a GLib watch of an eventfd whose number was reused in one iteration sees the new eventfd")
+    func reusedEventFDNumber() {
+        let (sameNumber, latency) = onFreshThread { () -> (Bool, Double?) in
+            let context = g_main_context_new()
+            defer { g_main_context_unref(context) }
+            let loop = loopOfThisThread()
+            let host = loop.host(context)
+            defer { host.unhost() }
+            let first = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+            let old = GLibCall { false }
+            let oldSource = attachUnixFD(first, G_IO_IN, to: context, old)
+            var second: Int32 = -1
+            var writtenAt = 0.0
+            var latency: Double?
+            let fresh = GLibCall {
+                latency = monotonicSeconds() - writtenAt
+                loop.stop()
+                return false
+            }
+            // One GLib callback: the old watch removed, its eventfd closed, a new eventfd
+            // (the same number) watched; the loop's next wait must see the new one.
+            let swap = GLibCall {
+                g_source_destroy(oldSource)
+                // The old eventfd closed and its number given to a new one: dup2 does both at
+                // once, so that no other thread of the test process takes the number between.
+                let new = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+                second = dup2(new, first)
+                close(new)
+                attachUnixFD(second, G_IO_IN, to: context, fresh)
+                return false
+            }
+            attachTimeout(20, to: context, swap)
+            let writer = EVTimer(interval: 0.2, repeats: false, block: EVRunLoop.isolated { (_: EVTimer) in
+                writtenAt = monotonicSeconds()
+                var one: UInt64 = 1
+                _ = write(second, &one, 8)
+            })
+            loop.add(writer, forMode: .default)
+            loop.run(mode: .default, for: .seconds(3))
+            close(second)
+            withExtendedLifetime([old, fresh, swap]) {}
+            return (second == first, latency)
+        }
+        #expect(sameNumber)
+        // GLib's own loop rebuilds its poll set every iteration: at once.
+        #expect(latency != nil, "the new eventfd's watch was not dispatched in 3 s")
+        if let latency { #expect(latency < 0.5, "dispatched \(latency) s after the write") }
+    }
 }
