@@ -12,10 +12,10 @@ import Testing
 @Suite("Real time: GLibIterationCost", .serialized, .timeLimit(.minutes(3)))
 struct GLibIterationCostTests {
     @Test("a 1 ms GLib timeout beside 0, 200 and 1,000 idle descriptor watches", arguments: [0, 200, 1_000])
-    func iterationCost(watches: Int) {
+    func iterationCost(watches: Int) async {
         let iterations = 400
-        let own = measure(watches: watches, iterations: iterations, hosted: false)
-        let hosted = measure(watches: watches, iterations: iterations, hosted: true)
+        let own = await measure(watches: watches, iterations: iterations, hosted: false)
+        let hosted = await measure(watches: watches, iterations: iterations, hosted: true)
         #expect(own.ticks == iterations && hosted.ticks == iterations)
         let ratio = hosted.microseconds / own.microseconds
         print("GLibIterationCost: \(watches) idle watches: g_main_loop_run \(format(own.microseconds)) µs, "
@@ -26,8 +26,8 @@ struct GLibIterationCostTests {
 
     /// Thread CPU time per iteration of `iterations` 1 ms timeouts, `watches` eventfds watched
     /// for reading and never written.
-    private func measure(watches: Int, iterations: Int, hosted: Bool) -> (ticks: Int, microseconds: Double) {
-        onFreshThread { () -> (Int, Double) in
+    private func measure(watches: Int, iterations: Int, hosted: Bool) async -> (ticks: Int, microseconds: Double) {
+        await onFreshThreadAwaiting { () -> (Int, Double) in
             let context = g_main_context_new()!
             defer { g_main_context_unref(context) }
             raiseDescriptorLimit()

@@ -32,18 +32,24 @@ enum GLibDriver: String, CaseIterable, Sendable, CustomStringConvertible {
     /// waits by design iterate GLib once a pass.
     var pollsLikeGLib: Bool { self != .hostedBesideIdle && self != .hostedPolling }
 
-    /// The polls a run may add to the oracle's by design: the iterating drivers' timer
-    /// iterates GLib every 20 ms (a poll that finds nothing, or two).
+    /// The polls a run may add to the oracle's by design: a wake for a RunLoopKit timer is a
+    /// GLib iteration (the private runs every 20 ms, the attached loop's 15 ms ticker), and
+    /// the iterating drivers' timer iterates GLib every 20 ms (a poll that finds nothing, or
+    /// two); two polls each.
     func extraPolls(inMilliseconds duration: UInt32) -> Int {
+        let every15ms = 2 * Int(duration) / 15, every20ms = 2 * Int(duration) / 20
         switch self {
-        case .hostedIteratedFromCallouts, .attachedIteratedFromCallouts: 4 * Int(duration) / 20
-        default: 0
+        case .glib, .hosted, .hostedBesideIdle, .hostedPolling: return 0
+        case .hostedWithPrivateRuns: return every20ms
+        case .hostedIteratedFromCallouts: return 2 * every20ms
+        case .attached: return every15ms
+        case .attachedIteratedFromCallouts: return every15ms + 2 * every20ms
         }
     }
 
     /// Runs `scenario` on a fresh thread with a fresh context.
-    func run(_ scenario: GLibScenario) -> GLibOutcome {
-        onFreshThread { runHere(scenario) }
+    func run(_ scenario: GLibScenario) async -> GLibOutcome {
+        await onFreshThreadAwaiting { runHere(scenario) }
     }
 
     private func runHere(_ scenario: GLibScenario) -> GLibOutcome {

@@ -88,6 +88,14 @@ func onFreshThread<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
     return result.value!
 }
 
+/// Runs `body` on a new thread and returns its result without blocking a thread of the
+/// caller's (the test runner's few threads stay free while the body runs).
+func onFreshThreadAwaiting<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
+    }
+}
+
 /// The ids of sources a test added to GLib's default context: those still attached when the
 /// test ends (a failing test) are destroyed, so that no later test dispatches a callback
 /// whose user data is gone.
