@@ -15,7 +15,8 @@ extension EVRunLoop {
     /// that ends (a `stop()`, or a mode with nothing left) is opened again at
     /// GLib's next iteration. A RunLoopKit callout that runs GLib's loop again (a modal
     /// dialog's `g_main_loop_run`) runs no RunLoopKit work meanwhile: the source sits out
-    /// GLib's iterations nested in its own dispatch, its descriptor out of their poll.
+    /// GLib's iterations nested in its own dispatch, its descriptor out of their poll; so
+    /// does a GLib iteration inside one of the loop's own runs (not the polled one).
     ///
     /// The loop acquires the context (`g_main_context_acquire`) until
     /// ``EVGLibAttachment/detach()``, so no other thread can iterate it meanwhile.
@@ -124,16 +125,16 @@ final class GLibAttachmentState: GLibSourceStages {
 
     func prepare() -> Int32 {
         checkThread("prepare")
-        if isDispatching {
-            // GLib iterates inside the pass (a callout runs g_main_loop_run): the source may
-            // recurse (GLibSource), so keep the loop's descriptor out of this poll, or a
-            // readable one would make GLib spin until the pass returns.
+        // GLib iterates inside the pass (a callout runs g_main_loop_run; the source may
+        // recurse, GLibSource), or inside one of the loop's own runs: the loop is left alone,
+        // and its descriptor kept out of this poll, or a readable one would make GLib spin
+        // until the callout returns.
+        skipped = isDispatching || !isAttached || (!runOpen && loop.currentMode != nil)
+        if skipped {
             source?.pausePolling()
-            skipped = true
             return -1
         }
-        skipped = !isAttached || (!runOpen && loop.currentMode != nil)
-        guard !skipped else { return -1 }
+        source?.resumePolling()
         deadline = loop.preparePolledPass(mode: mode)
         runOpen = loop.currentMode != nil
         return deadline.milliseconds(from: loop.now)

@@ -13,10 +13,12 @@ extension EVRunLoop {
     /// dispatched by a block at the end of the pass, after the loop's due timers and ready
     /// sources; so a GLib callback may run the loop again (a nested run), and GLib's own
     /// iteration nests inside it. A source ready again right after a dispatch (an idle that
-    /// stays) is dispatched in the next pass, which polls instead of waiting. A run of a mode
+    /// stays) is dispatched in the next pass, which polls instead of waiting. A pass that
+    /// follows one that did not wait (an idle source in the mode, a run with a zero timeout,
+    /// the pass after one that fired a source) iterates GLib without waiting at its start
+    /// (`beforeSources`), so GLib is served on every pass, waiting or not. A run of a mode
     /// that is not hosted runs none of GLib's sources, as UIKit's tracking mode keeps
-    /// default-mode timers out. Passes that poll otherwise (a run with a zero timeout, the
-    /// pass after one that fired a source) do not iterate GLib; the next pass that waits does.
+    /// default-mode timers out.
     ///
     /// The loop acquires the context (`g_main_context_acquire`) until ``EVGLibHost/unhost()``:
     /// GLib's functions that require the context's owner work on this thread, and no other
@@ -117,6 +119,11 @@ final class GLibHostState {
     // Set in `init`, let go of (nil) in `unhost()`.
     private var prepareObserver: EVObserver?
     private var checkObserver: EVObserver?
+    /// Iterates GLib without waiting at the start of a pass that follows one that did not wait.
+    private var pollObserver: EVObserver?
+    /// Whether a wait (GLib's prepare) came since the last pass began: when not, the last
+    /// pass polled, and GLib has not been served since.
+    private var waitedSincePassBegan = false
     /// Ends the loop's wait at GLib's timeout: its date is set before each wait.
     private var timeoutTimer: EVTimer?
     /// Whether ``timeoutTimer`` is parked in the distant future.
@@ -146,6 +153,9 @@ final class GLibHostState {
         checkObserver = EVObserver(activities: .afterWaiting, order: .min, label: "\(label) check") { _, _ in
             self.check()
         }
+        pollObserver = EVObserver(activities: .beforeSources, order: .max, label: "\(label) poll") { _, _ in
+            self.pollIfLastPassDidNotWait()
+        }
         // Repeating, so that a fire does not invalidate it; every wait sets its date anew. No
         // tolerance: GLib's timeouts have none, and the loop's precise wake keeps their
         // lateness near GLib's own poll() (ARCHITECTURE.md, "GLib").
@@ -158,6 +168,7 @@ final class GLibHostState {
         for mode in modes {
             loop.add(prepareObserver!, forMode: mode)
             loop.add(checkObserver!, forMode: mode)
+            loop.add(pollObserver!, forMode: mode)
             loop.add(timeoutTimer!, forMode: mode)
             loop.add(dispatcher!, forMode: mode)
         }
@@ -168,6 +179,7 @@ final class GLibHostState {
     /// ends the wait at once.
     private func prepare() {
         guard isHosting, let loop else { return }
+        waitedSincePassBegan = true
         glibDepth += 1
         let timeout = context.prepare()
         glibDepth -= 1
@@ -181,6 +193,26 @@ final class GLibHostState {
         } else {
             park()
         }
+    }
+
+    /// At the start of a pass (`beforeSources`): when no wait came since the last pass began
+    /// (it polled), one GLib iteration without waiting: prepare, query, GLib's poll with a zero
+    /// timeout and check; ready sources are dispatched by the manual source in this pass. As
+    /// GTK's macOS backend does before CFRunLoop's sources, so that a loop that never waits
+    /// (an idle source, zero-timeout runs) still runs GLib's timeouts and descriptors.
+    private func pollIfLastPassDidNotWait() {
+        let lastPassWaited = waitedSincePassBegan
+        waitedSincePassBegan = false
+        guard !lastPassWaited, isHosting, !dispatchPending, !context.isPrepared else { return }
+        glibDepth += 1
+        _ = context.prepare()
+        let ready = context.check()
+        glibDepth -= 1
+        if ready {
+            dispatchPending = true
+            dispatcher?.signal()
+        }
+        finishUnhostIfDue()
     }
 
     private func park() {
@@ -230,9 +262,11 @@ final class GLibHostState {
         isHosting = false
         prepareObserver?.invalidate()
         checkObserver?.invalidate()
+        pollObserver?.invalidate()
         timeoutTimer?.invalidate()
         dispatcher?.invalidate()
-        (prepareObserver, checkObserver, timeoutTimer, dispatcher, dispatchBlock) = (nil, nil, nil, nil, nil)
+        (prepareObserver, checkObserver, pollObserver) = (nil, nil, nil)
+        (timeoutTimer, dispatcher, dispatchBlock) = (nil, nil, nil)
         watches.removeAll()
         releasePending = true
         finishUnhostIfDue()

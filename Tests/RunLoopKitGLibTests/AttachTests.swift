@@ -246,6 +246,47 @@ struct AttachTests {
         #expect(firesInside == 0)
         #expect(polls >= 1 && polls <= 20)
     }
+
+    @Test("GLib iterated with a wait inside a callout of the loop's own run sleeps while the loop's descriptor is ready")
+    func blockingIterationInsideTheLoopsOwnRun() {
+        let (polls, iterations) = onFreshThread { () -> (Int, Int) in
+            let context = g_main_context_new()
+            defer { g_main_context_unref(context) }
+            g_main_context_set_poll_func(context, PollCounter.poll)
+            let loop = loopOfThisThread()
+            let attachment = loop.attach(to: context)
+            defer { attachment.detach() }
+            // A RunLoopKit descriptor that stays readable: the loop's descriptor is readable too.
+            let (readEnd, writeEnd) = makePipe()
+            defer { close(readEnd); close(writeEnd) }
+            var byte: UInt8 = 1
+            _ = write(writeEnd, &byte, 1)
+            let readable = try! EVSource(fileDescriptor: readEnd, for: .read) { _ in }
+            loop.add(readable, forMode: .default)
+            defer { readable.invalidate() }
+            var polls = -1
+            var iterations = 0
+            let done = Shared(false)
+            let quit = GLibCall { done.value = true; return false }
+            let timer = EVTimer(interval: 0.01, repeats: false, block: EVRunLoop.isolated { (_: EVTimer) in
+                // The program runs the loop itself and, in a callout, GLib for 200 ms.
+                attachTimeout(200, to: context, quit)
+                PollCounter.calls.store(0, ordering: .relaxed)
+                while !done.value {
+                    g_main_context_iteration(context, 1)
+                    iterations += 1
+                }
+                polls = PollCounter.calls.load(ordering: .relaxed)
+                loop.stop()
+            })
+            loop.add(timer, forMode: .default)
+            loop.run(mode: .default, for: .seconds(5))
+            withExtendedLifetime(quit) {}
+            return (polls, iterations)
+        }
+        // GLib's own loop with nothing of GLib's ready: one iteration, woken by the timeout.
+        #expect(polls >= 1 && polls <= 20, "\(polls) polls, \(iterations) iterations in 0.2 s")
+    }
 }
 
 /// A `GPollFunc` that counts its calls and keeps its last result (the ready descriptors).

@@ -88,6 +88,14 @@ func onFreshThread<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
     return result.value!
 }
 
+/// Runs `body` on a new thread and returns its result without blocking a thread of the
+/// caller's (the test runner's few threads stay free while the body runs).
+func onFreshThreadAwaiting<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
+    }
+}
+
 /// The ids of sources a test added to GLib's default context: those still attached when the
 /// test ends (a failing test) are destroyed, so that no later test dispatches a callback
 /// whose user data is gone.
@@ -104,4 +112,16 @@ final class DefaultContextSources {
         }
         ids = []
     }
+}
+
+/// Attaches a descriptor watch of `condition` on `fd` to `context` (GLib's `g_unix_fd_add`,
+/// for a context other than the default one); `call` is the `GUnixFDSourceFunc`.
+@discardableResult
+func attachUnixFD(_ fd: Int32, _ condition: GIOCondition, to context: OpaquePointer?, _ call: GLibCall)
+    -> UnsafeMutablePointer<GSource> {
+    let source = g_unix_fd_source_new(fd, condition)!
+    g_source_set_callback(source, unsafeBitCast(GLibCall.fdFunc, to: GSourceFunc.self), call.userData, nil)
+    g_source_attach(source, context)
+    g_source_unref(source)
+    return source
 }
