@@ -9,8 +9,9 @@ import PackageDescription
 let package = Package(
     name: "consumer",
     dependencies: [
-        // The trait "Metrics" for the RunLoopKitMetrics product.
-        .package(name: "RunLoopKit", path: "../..", traits: ["Metrics"]),
+        // Every trait, for the products behind them: RunLoopKitMetrics, RunLoopKitSystem,
+        // RunLoopKitServiceLifecycle.
+        .package(name: "RunLoopKit", path: "../..", traits: ["Metrics", "SwiftSystem", "ServiceLifecycle"]),
     ],
     targets: [
         // A C target, as a package wrapping libev would have.
@@ -31,6 +32,8 @@ let package = Package(
                 .product(name: "RunLoopKitTraceTimeline", package: "RunLoopKit"),
                 .product(name: "RunLoopKitGLib", package: "RunLoopKit"),
                 .product(name: "RunLoopKitMetrics", package: "RunLoopKit"),
+                .product(name: "RunLoopKitSystem", package: "RunLoopKit"),
+                .product(name: "RunLoopKitServiceLifecycle", package: "RunLoopKit"),
             ]
         ),
     ],

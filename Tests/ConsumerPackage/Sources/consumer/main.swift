@@ -6,8 +6,11 @@ import RunLoopKitExperimental
 import RunLoopKitGLib
 import RunLoopKitMetrics
 import RunLoopKitSVGPlot
+import RunLoopKitServiceLifecycle
+import RunLoopKitSystem
 import RunLoopKitTraceTimeline
 import SVGPlot
+import SystemPackage
 import TestSupport
 import TraceTimeline
 
@@ -22,6 +25,11 @@ let glib = loop.host(in: [.default])  // GLib's default context, in the default 
 loop.run(mode: .default, for: .milliseconds(100))
 glib.unhost()
 EVRunLoopMetricsReporter(loop: loop, label: "consumer").report()
+let pipeEnds = try FileDescriptor.pipe()
+let readable = try EVSource(fileDescriptor: pipeEnds.readEnd) { _ in }
+print("descriptor source: \(readable.kind.fileDescriptor == pipeEnds.readEnd.rawValue)")
+let service = EVRunLoopService(name: "consumer-service")
+service.loop.syncShutdown()  // as the service's run() would at a graceful shutdown
 let timeline = TraceTimeline(title: "consumer", trace: trace).svg()
 let figure = Figure(title: "consumer", charts: []).svg()
 print("timer fired: \(trace.lines.contains("timer(once)")); GLib's clock: \(g_get_monotonic_time() > 0)")
