@@ -6,7 +6,7 @@ SWIFT ?= swift
 EV_HEADER ?= /usr/include/ev.h
 GLIB_HEADER ?= /usr/include/glib-2.0/glib.h
 
-.PHONY: demo test soak-tests clock-soak build bench docs deps clean gtk-demo gtk-deps
+.PHONY: demo test sanitizers soak-tests clock-soak build bench docs deps clean gtk-demo gtk-deps
 
 # How many times `make soak-tests` runs the suite.
 RUNS ?= 20
@@ -35,6 +35,12 @@ test: deps
 	if grep -q "warning:" .build-log.txt; then echo "RunLoopKit: the build has warnings" >&2; rm -f .build-log.txt; exit 1; fi; \
 	rm -f .build-log.txt
 	$(SWIFT) test --skip-build
+
+# The suite under AddressSanitizer, then ThreadSanitizer (scratch paths .build-asan and
+# .build-tsan): fails on a failed test or any report, children's included, and prints how long
+# each build and run took. scripts/sanitizers says what differs from `make test`, and why.
+sanitizers: deps
+	SWIFT=$(SWIFT) scripts/sanitizers
 
 # The suite RUNS times on a fresh clone of the current commit, one core kept busy: prints
 # "N passed, M failed", keeps the failed runs' logs, and fails when a run failed.
@@ -87,4 +93,4 @@ docs: deps
 	$(SWIFT) package --disable-sandbox generate-documentation --target RunLoopKit --target RunLoopKitExperimental --target RunLoopKitGLib --warnings-as-errors
 
 clean:
-	rm -rf .build Benchmarks/.build Examples/gtk-timers/.build
+	rm -rf .build .build-asan .build-tsan Benchmarks/.build Examples/gtk-timers/.build
