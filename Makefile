@@ -6,7 +6,7 @@ SWIFT ?= swift
 EV_HEADER ?= /usr/include/ev.h
 GLIB_HEADER ?= /usr/include/glib-2.0/glib.h
 
-.PHONY: demo test soak-tests clock-soak build bench docs deps clean gtk-demo gtk-deps
+.PHONY: demo test sanitizers soak-tests clock-soak build bench docs deps clean gtk-demo gtk-deps
 
 # The examples are a package of their own (Examples/), so that the root manifest is only the
 # library; these flags build and run them from the root.
@@ -46,6 +46,12 @@ test: deps
 	done; rm -f .build-log.txt
 	$(SWIFT) test --skip-build $(TRAITS)
 	$(SWIFT) test --skip-build $(EXAMPLES)
+
+# The suite under AddressSanitizer, then ThreadSanitizer (scratch paths .build-asan and
+# .build-tsan): fails on a failed test or any report, children's included, and prints how long
+# each build and run took. scripts/sanitizers says what differs from `make test`, and why.
+sanitizers: deps
+	SWIFT=$(SWIFT) scripts/sanitizers
 
 # The suite RUNS times on a fresh clone of the current commit, one core kept busy: prints
 # "N passed, M failed", keeps the failed runs' logs, and fails when a run failed.
@@ -98,4 +104,4 @@ docs: deps
 	$(SWIFT) package --disable-sandbox generate-documentation --target RunLoopKit --target RunLoopKitExperimental --target RunLoopKitGLib --warnings-as-errors
 
 clean:
-	rm -rf .build .build-consumer Benchmarks/.build Examples/.build Examples/gtk-timers/.build
+	rm -rf .build .build-asan .build-tsan .build-consumer Benchmarks/.build Examples/.build Examples/gtk-timers/.build

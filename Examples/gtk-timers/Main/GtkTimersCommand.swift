@@ -21,7 +21,7 @@ struct GtkTimersCommand: ParsableCommand {
     @Option(help: "Add this many tasks by themselves at start (0.15 s apart), and start the stopwatch.")
     var autoAdd = 0
 
-    @Option(help: "Scroll the list (2 s in the tracking mode) this many seconds after start; repeatable.")
+    @Option(help: "Scroll the list (2 s in the tracking mode) this many seconds after start, and not before the --auto-add tasks are all added; repeatable.")
     var scrollAt: [Double] = []
 
     @Option(help: "Close the window after this many seconds.")

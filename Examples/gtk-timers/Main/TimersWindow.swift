@@ -14,7 +14,8 @@ final class TimersWindow {
         var tasks = 0
         /// Whether the stopwatch starts at once.
         var startsStopwatch = false
-        /// Seconds after the start at which "Scroll" is clicked (the tracking mode, 2 s each).
+        /// Seconds after the start at which "Scroll" is clicked (the tracking mode, 2 s each),
+        /// and not before the automatic tasks are all added.
         var scrolls: [Double] = []
         /// Seconds after which the window closes by itself.
         var closeAfter: Double?
@@ -78,19 +79,27 @@ final class TimersWindow {
     }
 
     private func automate(_ automation: Automation) {
+        // The scrolls click the button from a GLib timeout, as a person's click arrives: in
+        // GLib's dispatch, which the nested run of the tracking mode then runs inside. They
+        // wait for the automatic tasks: the script's waits are in the default mode, so a
+        // scroll that began first would hold back the rows that make the list scrollable.
+        let scrollButton = tasks.scrollButton
+        let start = g_get_monotonic_time()
+        let clickScrolls = {
+            let elapsed = Double(g_get_monotonic_time() - start) / 1e6
+            for at in automation.scrolls {
+                GLibTimeout.once(after: max(0, at - elapsed)) { gtk_widget_activate(scrollButton) }
+            }
+        }
         if automation.tasks > 0 {
             let actions = Array(repeating: [TaskAction.add, .wait(0.15)], count: automation.tasks).flatMap { $0 }
             let script = ScriptRunner(actions: actions.dropLast(), loop: loop,
                                       perform: { [weak self] action in MainActor.assumeIsolated { self?.tasks.perform(action) } },
-                                      finished: {})
+                                      finished: { MainActor.assumeIsolated { clickScrolls() } })
             self.script = script
             script.start()
-        }
-        // The scrolls click the button from a GLib timeout, as a person's click arrives: in
-        // GLib's dispatch, which the nested run of the tracking mode then runs inside.
-        let scrollButton = tasks.scrollButton
-        for at in automation.scrolls {
-            GLibTimeout.once(after: at) { gtk_widget_activate(scrollButton) }
+        } else {
+            clickScrolls()
         }
         if let closeAfter = automation.closeAfter {
             // In the common modes, so that a scroll (the tracking mode) does not hold it back.

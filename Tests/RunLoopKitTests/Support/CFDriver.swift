@@ -82,8 +82,10 @@ final class CFDriver: LoopDriver, @unchecked Sendable {
             recorder.append("source(\(label))")
             callout()
         }
+        // The source owns the box: created with its +1, released with the source.
         var context = CFRunLoopSourceContext(
-            version: 0, info: Unmanaged.passRetained(box).toOpaque(), retain: nil, release: nil,
+            version: 0, info: Unmanaged.passRetained(box).toOpaque(), retain: nil,
+            release: { info in Unmanaged<SourceBox>.fromOpaque(info!).release() },
             copyDescription: nil, equal: nil, hash: nil, schedule: nil, cancel: nil,
             perform: { info in Unmanaged<SourceBox>.fromOpaque(info!).takeUnretainedValue().perform() })
         let source = CFRunLoopSourceCreate(nil, CFIndex(order), &context)!
