@@ -1,3 +1,5 @@
+// Built with the package trait "Metrics" only (make test enables it).
+#if Metrics
 import CoreMetrics
 import MetricsTestKit
 import Synchronization
@@ -40,3 +42,4 @@ final class SecondsCounters: MetricsFactory {
     func destroyMeter(_ handler: any MeterHandler) { test.destroyMeter(handler) }
     func destroyTimer(_ handler: any TimerHandler) { test.destroyTimer(handler) }
 }
+#endif
