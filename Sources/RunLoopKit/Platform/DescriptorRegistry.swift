@@ -27,7 +27,7 @@ final class DescriptorRegistry {
         case unregistered
         /// Registered: the generation of its number that it is.
         case generation(UInt64)
-        /// epoll refuses the file (or the registry could not be made): `fstat` decides.
+        /// epoll refuses the kind of file (a regular file, a directory): `fstat` decides.
         case refused
     }
 
@@ -49,15 +49,21 @@ final class DescriptorRegistry {
         if epoll >= 0 { close(epoll) }
     }
 
-    /// Registers the file that `fd` names now.
-    func register(_ fd: Int32) -> Entry {
+    /// Registers the file that `fd` names now. Throws when the registry cannot make its
+    /// epoll instance (the process is out of descriptors) or epoll cannot take the file for
+    /// another reason than its kind: the file could then not be told from one that later
+    /// takes its number, so it must not be watched.
+    func register(_ fd: Int32) throws(EVRunLoop.Error) -> Entry {
         if epoll < 0 {
             epoll = clibev_epoll_create()
-            if epoll < 0 { return .refused }
+            if epoll < 0 {
+                throw EVRunLoop.Error(call: "EVRunLoop.add(_:forMode:): epoll_create1 (the loop's descriptor registry)", errno: errno)
+            }
         }
         switch add(fd) {
         case 0, EEXIST: return .generation(generations[Int(fd)])
-        default: return .refused
+        case EPERM: return .refused  // a regular file or a directory: its inode tells it apart
+        case let code: throw EVRunLoop.Error(call: "EVRunLoop.add(_:forMode:): epoll_ctl(\(fd)) (the loop's descriptor registry)", errno: code)
         }
     }
 
