@@ -64,7 +64,8 @@ extension LoopEngine {
         inotify.drain { source in markReady(source) }
     }
 
-    /// In a forked child, at the loop's first use of its instance there: the instance is
+    /// In a forked child, before the loop's first wait there (the backend's adoption calls
+    /// it: a run that forked goes on waiting) or its first use of the instance: the instance is
     /// made anew (``InotifyInstance/adoptIfForked()``), the backend watches the new
     /// descriptor instead of the parent's (unwatched and watched again even if the number
     /// is the same, so that the backend registers the new file), and the sources whose

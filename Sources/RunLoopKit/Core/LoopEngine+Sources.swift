@@ -401,6 +401,7 @@ extension LoopEngine: BackendEvents {
         }
     }
     func wallClockChanged() { wallClockWasSet = true }
+    func forked() { adoptInotifyIfForked() }
 }
 
 extension EVSource {
