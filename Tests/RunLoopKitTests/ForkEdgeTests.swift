@@ -130,3 +130,23 @@ struct ForkEdgeTests {
         }
     }
 }
+
+extension ForkEdgeTests {
+    @Test("a forked child's first loop, made on the forking thread (the child's main thread), runs")
+    func firstLoopInForkedChild() async {
+        // The child's thread is its main thread: its loop is EVRunLoop.main, in a process
+        // whose libdispatch main queue has no eventfd (the test runner's main thread is in
+        // dispatchMain()).
+        await #expect(processExitsWith: .success) {
+            let child = fork()
+            if child == 0 {
+                let loop = currentLoopOfThisThread()
+                let fires = LoopBox(0)
+                loop.add(EVTimer(interval: .milliseconds(2), repeats: true) { _ in fires.value += 1 }, forMode: .default)
+                loop.run(mode: .default, for: .milliseconds(50))
+                _exit(fires.value >= 3 ? 0 : 1)
+            }
+            exit(ForkTests.childPassed(child) ? 0 : 1)
+        }
+    }
+}
