@@ -372,7 +372,7 @@ extension LoopEngine: BackendEvents {
 
     /// A descriptor that cannot be watched: the source is invalidated with `error`, and its
     /// handler is called once, in this mode's next blocks phase (before the loop sleeps).
-    private func fail(_ source: EVSource, with error: Error, in state: ModeState) {
+    func fail(_ source: EVSource, with error: Error, in state: ModeState) {
         if EVSource.checksInvalidateBeforeClose && source.kind.fileDescriptor != nil {
             reportClosedUnderSource(source, error)
         }
