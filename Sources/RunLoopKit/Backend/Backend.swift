@@ -104,6 +104,10 @@ protocol BackendEvents: AnyObject {
     func ready(_ token: Int)
     /// The wall clock was set (not slewed): wall-aligned deadlines must be recomputed.
     func wallClockChanged()
+    /// The process is a forked child that the backend is adopting, before its first wait
+    /// there: the loop's other kernel objects shared with the parent (its inotify instance)
+    /// are to be made anew now, or that wait would take the parent's events.
+    func forked()
 }
 
 extension Backend {

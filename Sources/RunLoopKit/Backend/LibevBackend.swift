@@ -167,8 +167,10 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// would take the parent's events and move its deadline. libev makes a new epoll
     /// instance and re-registers every watch (`ev_loop_fork`); the timerfds are made anew;
     /// the signal receiver answers to this process; the ``pollDescriptor`` handed out before
-    /// names the new epoll instance (see ``keepPollDescriptor()``).
-    private func adoptForkedChild() {
+    /// names the new epoll instance (see ``keepPollDescriptor()``). `events` adopts the
+    /// loop's other kernel objects first (its watch changes go into the re-registration).
+    private func adoptForkedChild(_ events: any BackendEvents) {
+        events.forked()
         ev_loop_fork(loop)
         for watcher in [wake, deadline, wallClock] {
             watcher.stop(on: loop)
@@ -306,7 +308,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
     func wallNanos() -> Int64 { clibev_realtime_ns() }
 
     func wait(_ wait: Wait, events: any BackendEvents) {
-        if isUnadoptedChild { adoptForkedChild() }
+        if isUnadoptedChild { adoptForkedChild(events) }
         self.events = events
         defer { self.events = nil }
         expiredDeadline = nil
@@ -472,7 +474,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// watch changes libev defers to its next iteration (so the epoll set is complete before
     /// another loop sleeps on it) and collects what is ready already.
     func prepareForeignWait(_ wait: Wait, events: any BackendEvents) -> EVRunLoop.Instant {
-        if isUnadoptedChild { adoptForkedChild() }
+        if isUnadoptedChild { adoptForkedChild(events) }
         self.events = events
         defer { self.events = nil }
         // A foreign wait prepared again before it finished keeps what it collected (a wake
@@ -508,7 +510,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
     }
 
     func finishForeignWait(events: any BackendEvents) {
-        if isUnadoptedChild { adoptForkedChild() }
+        if isUnadoptedChild { adoptForkedChild(events) }
         self.events = events
         defer { self.events = nil }
         foreignWaiting = false

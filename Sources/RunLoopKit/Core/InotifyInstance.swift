@@ -69,9 +69,9 @@ final class InotifyInstance: Sendable {
         /// The process's fork count when ``descriptor`` was made: another count now means
         /// this is a forked child, whose descriptor is its parent's instance.
         var generation: UInt32 = 0
-        /// Sources whose directory a forked child could not watch again, for the loop to
-        /// report (``adoptIfForked()``).
-        var lost: [EVSource] = []
+        /// Sources whose directory a forked child could not watch again, and why (the
+        /// errno), for the loop to report (``adoptIfForked()``).
+        var lost: [(source: EVSource, errno: Int32)] = []
     }
     private let table = Mutex(Table())
 
@@ -103,8 +103,8 @@ final class InotifyInstance: Sendable {
     /// too; so the child closes its copy, opens an instance of its own and adds every watch
     /// again, as libev's `ev_loop_fork` re-adds its `ev_stat`s. Returns the fork count the
     /// descriptor was made at (the loop watches the new descriptor when it changed) and the
-    /// sources whose directory could not be watched again.
-    func adoptIfForked() -> (generation: UInt32, lost: [EVSource]) {
+    /// sources whose directory could not be watched again, with the errno.
+    func adoptIfForked() -> (generation: UInt32, lost: [(source: EVSource, errno: Int32)]) {
         table.withLock { table in
             Self.adoptIfForked(&table)
             defer { table.lost = [] }
@@ -127,7 +127,8 @@ final class InotifyInstance: Sendable {
         for entry in old.values {
             let wd = inotify_add_watch(table.descriptor, entry.directory, mask)
             guard wd >= 0 else {
-                table.lost += entry.sources
+                let code = errno
+                table.lost += entry.sources.map { ($0, code) }
                 continue
             }
             for source in entry.sources {
@@ -165,15 +166,18 @@ final class InotifyInstance: Sendable {
                 table.generation = ProcessForks.generation
             }
             let wd = inotify_add_watch(table.descriptor, watch.directory, Self.mask)
-            guard wd >= 0 else {
-                let code = errno
-                let limits = code == ENOSPC ? ", limited per user by " + Self.limit("max_user_watches") + "," : ""
-                return EVRunLoop.Error(call: "\(watch.call): inotify_add_watch(\(watch.directory))" + limits, errno: code)
-            }
+            guard wd >= 0 else { return Self.refusal(of: watch, errno: errno) }
             table.watchOf[ObjectIdentifier(source)] = wd
             table.entries[wd, default: Entry(directory: watch.directory)].insert(source, named: watch.name)
             return nil
         }
+    }
+
+    /// The error of an `inotify_add_watch` of `watch`'s directory that failed with `code`,
+    /// naming the limit that may be the reason.
+    static func refusal(of watch: FileWatch, errno code: Int32) -> EVRunLoop.Error {
+        let limits = code == ENOSPC ? ", limited per user by " + limit("max_user_watches") + "," : ""
+        return EVRunLoop.Error(call: "\(watch.call): inotify_add_watch(\(watch.directory))" + limits, errno: code)
     }
 
     /// The per-user limit `fs.inotify.<name>` and its value, when it can be read.

@@ -1,3 +1,5 @@
+import Glibc
+
 /// File sources on the loop's thread: their share of the loop's inotify instance
 /// (``InotifyInstance``), watched by the backend while the armed mode holds a file source,
 /// and the sources its events make ready.
@@ -64,17 +66,24 @@ extension LoopEngine {
         inotify.drain { source in markReady(source) }
     }
 
-    /// In a forked child, at the loop's first use of its instance there: the instance is
+    /// In a forked child, before the loop's first wait there (the backend's adoption calls
+    /// it: a run that forked goes on waiting) or its first use of the instance: the instance is
     /// made anew (``InotifyInstance/adoptIfForked()``), the backend watches the new
     /// descriptor instead of the parent's (unwatched and watched again even if the number
     /// is the same, so that the backend registers the new file), and the sources whose
-    /// directory could not be watched again report it as deleted and end.
+    /// directory could not be watched again end: reporting it deleted when it is gone, and
+    /// with the error when inotify refused (a limit).
     func adoptInotifyIfForked() {
         guard ProcessForks.generation != inotifyGeneration else { return }
         let (generation, lost) = inotify.adoptIfForked()
-        for source in lost {
-            source.fileWatch?.recordLost()
-            markReady(source)
+        for (source, code) in lost {
+            guard let watch = source.fileWatch else { continue }
+            if code == ENOENT || code == ENOTDIR {  // the directory is gone
+                watch.recordLost()
+                markReady(source)
+            } else if let state = source.modes.first {  // refused (a limit): the error, not a deletion
+                fail(source, with: InotifyInstance.refusal(of: watch, errno: code), in: state)
+            }
         }
         guard generation != inotifyGeneration else { return }
         inotifyGeneration = generation

@@ -16,11 +16,18 @@
 ///   a busy loop makes one system call per pass where it made two.
 /// - Such a mode is never empty: ``EVRunLoop/run(mode:for:returnAfterSourceHandled:)`` keeps
 ///   going until its deadline or a stop, as CF's `__CFRunLoopModeIsEmpty` says.
+/// - When libdispatch gives no eventfd for the queue (its main queue is no runloop queue:
+///   after `dispatchMain()`, and so in a forked child of a program in it, whose forking
+///   thread is the child's main thread), no run services it.
 extension LoopEngine {
     /// The libdispatch main-queue state of the main loop. Loop thread only.
     struct MainQueueState {
-        /// The queue's eventfd, -1 until a run first services it.
+        /// The queue's eventfd, asked of libdispatch by the first run that would service the
+        /// queue; -1 before, and when libdispatch has none (its main queue is no runloop
+        /// queue: after `dispatchMain()`, as in a forked child of a program in it).
         var handle: Int32 = -1
+        /// Whether ``handle`` was asked for.
+        var isResolved = false
         /// The eventfd's token in the backend's wait set; -1 while it is not in it.
         var token = -1
         /// Set by the backend when the eventfd became readable during a wait.
@@ -37,16 +44,19 @@ extension LoopEngine {
     }
 
     /// Whether a run of `mode` services the main queue now (CF's `libdispatchQSafe`, loop
-    /// is the main loop, mode is common).
+    /// is the main loop, mode is common), and libdispatch gives the queue's eventfd.
     func servesMainQueue(_ mode: Mode) -> Bool {
-        isMainLoop && !mainQueue.isDraining && commonModeSet.contains(mode)
+        guard isMainLoop && !mainQueue.isDraining && commonModeSet.contains(mode) else { return false }
+        if !mainQueue.isResolved {
+            mainQueue.handle = MainDispatchQueue.handle
+            mainQueue.isResolved = true
+        }
+        return mainQueue.handle >= 0
     }
 
     /// The port of a run of `mode` that starts now.
     func mainQueuePort(for mode: Mode) -> MainQueuePort {
-        let serviced = servesMainQueue(mode)
-        if serviced && mainQueue.handle < 0 { mainQueue.handle = MainDispatchQueue.handle }
-        return MainQueuePort(isServiced: serviced)
+        MainQueuePort(isServiced: servesMainQueue(mode))
     }
 
     /// What the fairness check before the wait found.

@@ -19,8 +19,18 @@ extension LoopEngine: BackendEvents {
         if let fd = source.kind.fileDescriptor, source.registryEntry == .unregistered,
            source.descriptorFailure() == nil {
             // From here on the open file itself is checked, not its inode (which the
-            // anonymous-inode kinds share).
-            source.registryEntry = watches.identities.register(fd)
+            // anonymous-inode kinds share). A file the registry cannot take is never watched.
+            do throws(Error) {
+                source.registryEntry = try watches.identities.register(fd)
+            } catch {
+                guard let state = states(for: mode).first else {
+                    source.error = error
+                    source.invalidate()
+                    return
+                }
+                report(source, failed: error, in: state)
+                return
+            }
         }
         if let number = source.caughtSignal, source.watchToken < 0 {
             source.watchToken = watches.claim(source)
@@ -362,12 +372,18 @@ extension LoopEngine: BackendEvents {
 
     /// A descriptor that cannot be watched: the source is invalidated with `error`, and its
     /// handler is called once, in this mode's next blocks phase (before the loop sleeps).
-    private func fail(_ source: EVSource, with error: Error, in state: ModeState) {
+    func fail(_ source: EVSource, with error: Error, in state: ModeState) {
         if EVSource.checksInvalidateBeforeClose && source.kind.fileDescriptor != nil {
             reportClosedUnderSource(source, error)
         }
-        source.error = error
         source.disownDescriptor()
+        report(source, failed: error, in: state)
+    }
+
+    /// Invalidates `source` with `error`, its handler called once in this mode's next blocks
+    /// phase.
+    private func report(_ source: EVSource, failed error: Error, in state: ModeState) {
+        source.error = error
         source.invalidate()
         blocks.append(QueuedBlock(modes: [state.mode], label: nil) { [weak loop] in loop?.engine.fire(source) })
     }
@@ -385,6 +401,7 @@ extension LoopEngine: BackendEvents {
         }
     }
     func wallClockChanged() { wallClockWasSet = true }
+    func forked() { adoptInotifyIfForked() }
 }
 
 extension EVSource {

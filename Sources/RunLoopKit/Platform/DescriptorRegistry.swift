@@ -27,7 +27,8 @@ final class DescriptorRegistry {
         case unregistered
         /// Registered: the generation of its number that it is.
         case generation(UInt64)
-        /// epoll refuses the file (or the registry could not be made): `fstat` decides.
+        /// epoll refuses the kind of file (a regular file, a directory; an epoll instance
+        /// nested too deep): `fstat` decides.
         case refused
     }
 
@@ -49,15 +50,22 @@ final class DescriptorRegistry {
         if epoll >= 0 { close(epoll) }
     }
 
-    /// Registers the file that `fd` names now.
-    func register(_ fd: Int32) -> Entry {
+    /// Registers the file that `fd` names now. Throws when the registry cannot make its
+    /// epoll instance (the process is out of descriptors) or epoll is out of memory or
+    /// watches: the file could then not be told from one that later takes its number, so it
+    /// must not be watched.
+    func register(_ fd: Int32) throws(EVRunLoop.Error) -> Entry {
         if epoll < 0 {
             epoll = clibev_epoll_create()
-            if epoll < 0 { return .refused }
+            if epoll < 0 {
+                throw EVRunLoop.Error(call: "EVRunLoop.add(_:forMode:): epoll_create1 (the loop's descriptor registry)", errno: errno)
+            }
         }
         switch add(fd) {
         case 0, EEXIST: return .generation(generations[Int(fd)])
-        default: return .refused
+        case let code where code == ENOMEM || code == ENOSPC:  // out of memory, fs.epoll.max_user_watches
+            throw EVRunLoop.Error(call: "EVRunLoop.add(_:forMode:): epoll_ctl(\(fd)) (the loop's descriptor registry)", errno: code)
+        default: return .refused  // the kind of file (a regular file, an epoll too deeply nested)
         }
     }
 

@@ -74,7 +74,9 @@ extension EVSource {
     /// a descriptor source whose descriptor was closed. After `fork()`, a loop used in the
     /// child watches through an instance of its own, its watches added again at its first
     /// use there: the child never takes the parent's changes (those made in between are
-    /// the parent's alone).
+    /// the parent's alone). A source whose directory is gone then reports it deleted; one
+    /// whose watch inotify refuses there (the parent's watches still count against
+    /// `fs.inotify.max_user_watches`) gets the ``error``, as at an add.
     ///
     /// - Parameters:
     ///   - path: an absolute path to an existing file or directory.

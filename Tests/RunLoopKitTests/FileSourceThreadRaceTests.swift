@@ -1,0 +1,53 @@
+import Foundation
+import Glibc
+@testable import RunLoopKit
+import Synchronization
+import Testing
+
+/// File sources added from one thread while another invalidates them, the loop running on a
+/// third: each invalidated source leaves the loop's inotify table, whatever order the add's
+/// registration (on the adding thread) and the invalidation's removal (on the loop's
+/// thread) took.
+@Suite("Real time: file sources added and invalidated across threads", .timeLimit(.minutes(10)))
+struct FileSourceThreadRaceTests {
+    @Test("a file source invalidated while another thread adds it keeps no share of the directory's watch")
+    func invalidatedDuringAnAdd() {
+        FileSourceTests.withDirectory { directory in
+            let count = 400
+            let sources = (0..<count).map { index in
+                try! EVSource(watching: directory, label: "race \(index)") { _ in }
+            }
+            let leaked = onFreshThread { () -> Int in
+                let loop = EVRunLoop.current
+                loop.add(EVTimer(interval: 3_600, repeats: false) { _ in }, forMode: .default)
+                let next = Atomic<Int>(0)
+                let finished = Atomic<Int>(0)
+                let adder = Thread {
+                    for (index, source) in sources.enumerated() {
+                        next.store(index + 1, ordering: .releasing)
+                        loop.add(source, forMode: .default)
+                    }
+                    finished.add(1, ordering: .releasing)
+                }
+                let invalidator = Thread {
+                    for (index, source) in sources.enumerated() {
+                        while next.load(ordering: .acquiring) <= index {}
+                        source.invalidate()
+                    }
+                    finished.add(1, ordering: .releasing)
+                }
+                adder.start()
+                invalidator.start()
+                // The loop takes the adds and removals until every source is invalidated and
+                // nothing is left queued.
+                let deadline = ContinuousClock.now + .seconds(20)
+                while finished.load(ordering: .acquiring) < 2, ContinuousClock.now < deadline {
+                    loop.run(mode: .default, for: .milliseconds(5))
+                }
+                for _ in 0..<10 { loop.run(mode: .default, for: .milliseconds(1)) }
+                return sources.count { loop.engine.inotify.isRegistered($0) }
+            }
+            #expect(leaked == 0, "\(leaked) of \(count) invalidated sources still registered")
+        }
+    }
+}
