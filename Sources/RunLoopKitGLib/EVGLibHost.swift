@@ -196,17 +196,18 @@ final class GLibHostState {
     }
 
     /// At the start of a pass (`beforeSources`): when no wait came since the last pass began
-    /// (it polled), one GLib iteration without waiting: prepare, query, GLib's poll with a zero
-    /// timeout and check; ready sources are dispatched by the manual source in this pass. As
+    /// (it polled), one GLib iteration without waiting: prepare, query, the descriptors'
+    /// readiness (the epoll set's, or GLib's poll with a zero timeout) and check; ready sources are dispatched by the manual source in this pass. As
     /// GTK's macOS backend does before CFRunLoop's sources, so that a loop that never waits
     /// (an idle source, zero-timeout runs) still runs GLib's timeouts and descriptors.
     private func pollIfLastPassDidNotWait() {
         let lastPassWaited = waitedSincePassBegan
         waitedSincePassBegan = false
-        guard !lastPassWaited, isHosting, !dispatchPending, !context.isPrepared else { return }
+        guard !lastPassWaited, isHosting, !dispatchPending, !context.isPrepared, let loop else { return }
         glibDepth += 1
         _ = context.prepare()
-        let ready = context.check()
+        _ = watches.update(from: context, on: loop)
+        let ready = context.check(readiness: watches)
         glibDepth -= 1
         if ready {
             dispatchPending = true
@@ -221,13 +222,14 @@ final class GLibHostState {
         timeoutParked = true
     }
 
-    /// After the wait: GLib's check; ready sources are dispatched by a block of the running
+    /// After the wait: the descriptors' readiness (``GLibWatches/fill(_:query:)``) and GLib's
+    /// check; ready sources are dispatched by a block of the running
     /// mode, at the end of this pass (after the loop's due timers and ready sources: a block,
     /// unlike the observer, may run the loop again and iterate GLib there).
     private func check() {
         guard isHosting, context.isPrepared, let loop else { return }
         glibDepth += 1
-        let ready = context.check()
+        let ready = context.check(readiness: watches)
         glibDepth -= 1
         if ready, let mode = loop.currentMode, let dispatchBlock {
             dispatchPending = true
