@@ -135,6 +135,8 @@ final class GLibHostState {
     /// after a wait: at the end of the same pass.
     private var dispatchBlock: (@Sendable () -> Void)?
     private let label: String
+    /// The dispatching block's label, made once: the check queues the block every iteration.
+    private let dispatchLabel: String
     /// GLib's descriptors, watched by the loop.
     private let watches: GLibWatches
 
@@ -144,6 +146,7 @@ final class GLibHostState {
         self.modes = modes
         let label = "GLib 0x\(String(context.address, radix: 16))"
         self.label = label
+        dispatchLabel = "\(label) dispatch"
         watches = GLibWatches(modes: modes, label: label)
         // The last observer before the wait and the first after it: nothing else runs
         // between GLib's query and its check.
@@ -188,7 +191,11 @@ final class GLibHostState {
             loop.wakeUp()
             park()
         } else if timeout > 0 {
-            timeoutTimer?.restart(after: .milliseconds(timeout))
+            // Duration's own components: `.milliseconds(_:)` of an Int32 goes through the
+            // generic BinaryInteger path, a runtime conformance lookup every wait.
+            let milliseconds = Int64(timeout)
+            timeoutTimer?.restart(after: Duration(secondsComponent: milliseconds / 1_000,
+                                                  attosecondsComponent: milliseconds % 1_000 * 1_000_000_000_000_000))
             timeoutParked = false
         } else {
             park()
@@ -233,7 +240,7 @@ final class GLibHostState {
         glibDepth -= 1
         if ready, let mode = loop.currentMode, let dispatchBlock {
             dispatchPending = true
-            loop.perform(inModes: [mode], label: "\(label) dispatch", dispatchBlock)
+            loop.perform(inModes: [mode], label: dispatchLabel, dispatchBlock)
         }
         finishUnhostIfDue()
     }
