@@ -12,8 +12,8 @@ extension EVRunLoop {
     /// wait (the first `afterWaiting` observer) GLib checks, and its ready sources are
     /// dispatched by a block at the end of the pass, after the loop's due timers and ready
     /// sources; so a GLib callback may run the loop again (a nested run), and GLib's own
-    /// iteration nests inside it. A source ready again right after a dispatch (an idle that
-    /// stays) is dispatched in the next pass, which polls instead of waiting. A pass that
+    /// iteration nests inside it. A source ready before a wait (an idle that stays) is checked at
+    /// once and dispatched in the next pass, which polls instead of waiting. A pass that
     /// follows one that did not wait (an idle source in the mode, a run with a zero timeout,
     /// the pass after one that fired a source) iterates GLib without waiting at its start
     /// (`beforeSources`), so GLib is served on every pass, waiting or not. A run of a mode
@@ -187,7 +187,9 @@ final class GLibHostState {
         let timeout = context.prepare()
         glibDepth -= 1
         let allWatched = watches.update(from: context, on: loop)
-        if timeout == 0 || !allWatched {
+        if timeout == 0 && allWatched {
+            checkReadyAtOnce(on: loop)
+        } else if timeout == 0 || !allWatched {
             loop.wakeUp()
             park()
         } else if timeout > 0 {
@@ -200,6 +202,24 @@ final class GLibHostState {
         } else {
             park()
         }
+    }
+
+    /// Before the wait, when a source is ready already (an idle that stays, a timeout due,
+    /// one a callback added): GLib's check at once, its ready sources dispatched by the
+    /// manual source in the next pass, which then polls; the wait ends at once
+    /// (`wakeUp()`), as GLib's own loop polls with a zero timeout. So a busy GLib costs one
+    /// wake when it becomes busy, then one pass per iteration.
+    private func checkReadyAtOnce(on loop: EVRunLoop) {
+        glibDepth += 1
+        let ready = context.check(readiness: watches)
+        glibDepth -= 1
+        if ready {
+            dispatchPending = true
+            dispatcher?.signal()
+        }
+        loop.wakeUp()
+        park()
+        finishUnhostIfDue()
     }
 
     /// At the start of a pass (`beforeSources`): when no wait came since the last pass began
@@ -245,21 +265,15 @@ final class GLibHostState {
         finishUnhostIfDue()
     }
 
-    /// Dispatches what the check found ready; then, as GLib's own loop would, starts the next
-    /// iteration at once if a source is ready already (an idle that stays, a timeout due): it
-    /// is checked now and dispatched in the next pass, which then polls instead of waiting,
-    /// so a busy GLib costs one pass per iteration and no wake.
+    /// Dispatches what the check found ready. GLib's next iteration starts where the loop's
+    /// next pass would wait, or at its start when this pass polled (a dispatch by the manual
+    /// source): one `g_main_context_prepare` per iteration, as in GLib's own loop.
     private func dispatch() {
         guard isHosting else { return }
         dispatchPending = false
         glibDepth += 1
         context.dispatch()
-        let readyAgain = isHosting && context.iterateWithoutWaiting()
         glibDepth -= 1
-        if readyAgain {
-            dispatchPending = true
-            dispatcher?.signal()
-        }
         finishUnhostIfDue()
     }
 

@@ -70,18 +70,6 @@ final class GLibContext {
         return timeout
     }
 
-    /// Starts an iteration that does not wait: prepare and query, then — when a source is
-    /// ready already (timeout 0) — the check; true when a source is ready to dispatch. An
-    /// iteration that would wait is left prepared-and-dropped, as GLib itself leaves one that
-    /// a new prepare replaces.
-    func iterateWithoutWaiting() -> Bool {
-        guard prepare() == 0 else {
-            isPrepared = false
-            return false
-        }
-        return check()
-    }
-
     /// The descriptor of query record `index` and the conditions GLib waits for (`G_IO_IN`,
     /// `G_IO_OUT`, `G_IO_PRI`: poll(2)'s bits).
     func descriptor(at index: Int) -> (fd: Int32, events: Int16) {
