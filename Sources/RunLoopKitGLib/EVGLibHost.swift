@@ -193,11 +193,7 @@ final class GLibHostState {
             loop.wakeUp()
             park()
         } else if timeout > 0 {
-            // Duration's own components: `.milliseconds(_:)` of an Int32 goes through the
-            // generic BinaryInteger path, a runtime conformance lookup every wait.
-            let milliseconds = Int64(timeout)
-            timeoutTimer?.restart(after: Duration(secondsComponent: milliseconds / 1_000,
-                                                  attosecondsComponent: milliseconds % 1_000 * 1_000_000_000_000_000))
+            timeoutTimer?.restart(after: .milliseconds(timeout))
             timeoutParked = false
         } else {
             park()
