@@ -109,9 +109,10 @@ enum GLibIterationCost {
         var rows = [row("\(n), \(Variant.glib.label)", unit: "instructions", [counts[.glib]!])]
         for variant in [Variant.hosted, .attached] {
             var result = row("\(n), \(variant.label)", unit: "instructions", [counts[variant]!])
+            // No goal: GLib's poll() of every descriptor runs in the kernel, which callgrind
+            // does not count; the CPU rows hold the goal.
             let ratio = counts[variant]! / counts[.glib]!
-            result.goal = "≤ \(NumberFormat.value(bound(watches)))× GLib's own (\(NumberFormat.value(counts[.glib]!))); \(NumberFormat.value(ratio))×"
-            result.goalMet = ratio <= bound(watches)
+            result.goal = "none (user space only; the CPU row holds the goal): \(NumberFormat.value(ratio))× GLib's own (\(NumberFormat.value(counts[.glib]!)))"
             rows.append(result)
         }
         return rows
