@@ -12,8 +12,8 @@ extension EVRunLoop {
     /// wait (the first `afterWaiting` observer) GLib checks, and its ready sources are
     /// dispatched by a block at the end of the pass, after the loop's due timers and ready
     /// sources; so a GLib callback may run the loop again (a nested run), and GLib's own
-    /// iteration nests inside it. A source ready again right after a dispatch (an idle that
-    /// stays) is dispatched in the next pass, which polls instead of waiting. A pass that
+    /// iteration nests inside it. A source ready before a wait (an idle that stays) is checked at
+    /// once and dispatched in the next pass, which polls instead of waiting. A pass that
     /// follows one that did not wait (an idle source in the mode, a run with a zero timeout,
     /// the pass after one that fired a source) iterates GLib without waiting at its start
     /// (`beforeSources`), so GLib is served on every pass, waiting or not. A run of a mode
@@ -135,6 +135,8 @@ final class GLibHostState {
     /// after a wait: at the end of the same pass.
     private var dispatchBlock: (@Sendable () -> Void)?
     private let label: String
+    /// The dispatching block's label, made once: the check queues the block every iteration.
+    private let dispatchLabel: String
     /// GLib's descriptors, watched by the loop.
     private let watches: GLibWatches
 
@@ -144,6 +146,7 @@ final class GLibHostState {
         self.modes = modes
         let label = "GLib 0x\(String(context.address, radix: 16))"
         self.label = label
+        dispatchLabel = "\(label) dispatch"
         watches = GLibWatches(modes: modes, label: label)
         // The last observer before the wait and the first after it: nothing else runs
         // between GLib's query and its check.
@@ -184,7 +187,9 @@ final class GLibHostState {
         let timeout = context.prepare()
         glibDepth -= 1
         let allWatched = watches.update(from: context, on: loop)
-        if timeout == 0 || !allWatched {
+        if timeout == 0 && allWatched {
+            checkReadyAtOnce(on: loop)
+        } else if timeout == 0 || !allWatched {
             loop.wakeUp()
             park()
         } else if timeout > 0 {
@@ -195,18 +200,37 @@ final class GLibHostState {
         }
     }
 
+    /// Before the wait, when a source is ready already (an idle that stays, a timeout due,
+    /// one a callback added): GLib's check at once, its ready sources dispatched by the
+    /// manual source in the next pass, which then polls; the wait ends at once
+    /// (`wakeUp()`), as GLib's own loop polls with a zero timeout. So a busy GLib costs one
+    /// wake when it becomes busy, then one pass per iteration.
+    private func checkReadyAtOnce(on loop: EVRunLoop) {
+        glibDepth += 1
+        let ready = context.check(readiness: watches)
+        glibDepth -= 1
+        if ready {
+            dispatchPending = true
+            dispatcher?.signal()
+        }
+        loop.wakeUp()
+        park()
+        finishUnhostIfDue()
+    }
+
     /// At the start of a pass (`beforeSources`): when no wait came since the last pass began
-    /// (it polled), one GLib iteration without waiting: prepare, query, GLib's poll with a zero
-    /// timeout and check; ready sources are dispatched by the manual source in this pass. As
+    /// (it polled), one GLib iteration without waiting: prepare, query, the descriptors'
+    /// readiness (the epoll set's, or GLib's poll with a zero timeout) and check; ready sources are dispatched by the manual source in this pass. As
     /// GTK's macOS backend does before CFRunLoop's sources, so that a loop that never waits
     /// (an idle source, zero-timeout runs) still runs GLib's timeouts and descriptors.
     private func pollIfLastPassDidNotWait() {
         let lastPassWaited = waitedSincePassBegan
         waitedSincePassBegan = false
-        guard !lastPassWaited, isHosting, !dispatchPending, !context.isPrepared else { return }
+        guard !lastPassWaited, isHosting, !dispatchPending, !context.isPrepared, let loop else { return }
         glibDepth += 1
         _ = context.prepare()
-        let ready = context.check()
+        _ = watches.update(from: context, on: loop)
+        let ready = context.check(readiness: watches)
         glibDepth -= 1
         if ready {
             dispatchPending = true
@@ -221,36 +245,31 @@ final class GLibHostState {
         timeoutParked = true
     }
 
-    /// After the wait: GLib's check; ready sources are dispatched by a block of the running
+    /// After the wait: the descriptors' readiness (``GLibWatches/fill(_:query:)``) and GLib's
+    /// check; ready sources are dispatched by a block of the running
     /// mode, at the end of this pass (after the loop's due timers and ready sources: a block,
     /// unlike the observer, may run the loop again and iterate GLib there).
     private func check() {
         guard isHosting, context.isPrepared, let loop else { return }
         glibDepth += 1
-        let ready = context.check()
+        let ready = context.check(readiness: watches)
         glibDepth -= 1
         if ready, let mode = loop.currentMode, let dispatchBlock {
             dispatchPending = true
-            loop.perform(inModes: [mode], label: "\(label) dispatch", dispatchBlock)
+            loop.perform(inModes: [mode], label: dispatchLabel, dispatchBlock)
         }
         finishUnhostIfDue()
     }
 
-    /// Dispatches what the check found ready; then, as GLib's own loop would, starts the next
-    /// iteration at once if a source is ready already (an idle that stays, a timeout due): it
-    /// is checked now and dispatched in the next pass, which then polls instead of waiting,
-    /// so a busy GLib costs one pass per iteration and no wake.
+    /// Dispatches what the check found ready. GLib's next iteration starts where the loop's
+    /// next pass would wait, or at its start when this pass polled (a dispatch by the manual
+    /// source): one `g_main_context_prepare` per iteration, as in GLib's own loop.
     private func dispatch() {
         guard isHosting else { return }
         dispatchPending = false
         glibDepth += 1
         context.dispatch()
-        let readyAgain = isHosting && context.iterateWithoutWaiting()
         glibDepth -= 1
-        if readyAgain {
-            dispatchPending = true
-            dispatcher?.signal()
-        }
         finishUnhostIfDue()
     }
 

@@ -6,9 +6,9 @@ import Glibc
 /// `GLibSource.swift`, one of the two files that call GLib.
 ///
 /// One iteration is ``prepare()`` (GLib's prepare and query: the descriptors to watch and
-/// the timeout), the wait (the loop's), then ``check()`` (GLib's poll function with a zero
-/// timeout, so every descriptor's readiness is GLib's own reading, and GLib's check) and
-/// ``dispatch()``. The caller owns the context (`g_main_context_acquire`) for as long as
+/// the timeout), the wait (the loop's), then ``check(readiness:)`` (the readiness of every
+/// descriptor, from the hosting's epoll set or GLib's poll function with a zero timeout, and
+/// GLib's check) and ``dispatch()``. The caller owns the context (`g_main_context_acquire`) for as long as
 /// it iterates it. Loop thread only.
 final class GLibContext {
     /// The context, referenced (`g_main_context_ref`) for this object's life.
@@ -21,6 +21,13 @@ final class GLibContext {
     private var maxPriority: Int32 = 0
     /// Whether a query is waiting for its check: a check without one is skipped.
     private(set) var isPrepared = false
+    /// Counts queries: a reading of readiness (``check(readiness:)``) is for the query it
+    /// was taken after.
+    private(set) var queries = 0
+    /// Whether a check found a descriptor ready since the hosting last cleared it: GLib
+    /// signals its wakeup descriptor whenever its poll set changes (`g_main_context_add_poll`,
+    /// `g_main_context_remove_poll`), so a set unchanged in its numbers may hold a new file.
+    var sawReadiness = true
 
     /// The context `context` names, or GLib's global default context for nil (as GLib's
     /// functions read `NULL`).
@@ -58,20 +65,9 @@ final class GLibContext {
             }
             records = Array(repeating: GPollFD(), count: Int(needed))
         }
+        queries &+= 1
         isPrepared = true
         return timeout
-    }
-
-    /// Starts an iteration that does not wait: prepare and query, then — when a source is
-    /// ready already (timeout 0) — the check; true when a source is ready to dispatch. An
-    /// iteration that would wait is left prepared-and-dropped, as GLib itself leaves one that
-    /// a new prepare replaces.
-    func iterateWithoutWaiting() -> Bool {
-        guard prepare() == 0 else {
-            isPrepared = false
-            return false
-        }
-        return check()
     }
 
     /// The descriptor of query record `index` and the conditions GLib waits for (`G_IO_IN`,
@@ -80,19 +76,35 @@ final class GLibContext {
         (records[index].fd, Int16(bitPattern: records[index].events))
     }
 
-    /// Reads every queried descriptor's readiness with the context's poll function and a zero
-    /// timeout, then GLib's check; true when a source is ready to dispatch. Does nothing
-    /// (false) without a ``prepare()`` since the last check.
-    func check() -> Bool {
+    /// Reads every queried descriptor's readiness, then GLib's check; true when a source is
+    /// ready to dispatch. When the context polls with GLib's own `g_poll`
+    /// (`g_main_context_set_poll_func` not called) and `watches` hold exactly this query's
+    /// descriptors, their epoll set's reading stands in for the poll (``GLibWatches/fill(_:query:)``);
+    /// otherwise the context's poll function reads every descriptor with a zero timeout. Does
+    /// nothing (false) without a ``prepare()`` since the last check.
+    func check(readiness watches: GLibWatches? = nil) -> Bool {
         guard isPrepared else { return false }
         isPrepared = false
         let poll = g_main_context_get_poll_func(pointer)
         return records.withUnsafeMutableBufferPointer { buffer in
-            let fds = buffer.baseAddress
-            for index in 0..<count { buffer[index].revents = 0 }
-            if count > 0, let poll { _ = poll(fds, UInt32(count), 0) }
-            return g_main_context_check(pointer, maxPriority, fds, Int32(count)) != 0
+            let queried = UnsafeMutableBufferPointer(rebasing: buffer[0..<count])
+            for index in queried.indices { queried[index].revents = 0 }
+            var ready = 0
+            if count > 0, let poll {
+                if let watches, Self.isGLibPoll(poll), let filled = watches.fill(queried, query: queries) {
+                    ready = filled
+                } else {
+                    ready = Int(poll(queried.baseAddress, UInt32(count), 0))
+                }
+            }
+            if ready != 0 { sawReadiness = true }
+            return g_main_context_check(pointer, maxPriority, queried.baseAddress, Int32(count)) != 0
         }
+    }
+
+    /// Whether `poll` is GLib's own `g_poll`, the default of every context.
+    private static func isGLibPoll(_ poll: GPollFunc) -> Bool {
+        unsafeBitCast(poll, to: UnsafeRawPointer.self) == unsafeBitCast(g_poll as GPollFunc, to: UnsafeRawPointer.self)
     }
 
     /// `g_main_context_dispatch`: runs the callbacks of the sources the last check found

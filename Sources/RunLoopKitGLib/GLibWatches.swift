@@ -13,13 +13,21 @@ import RunLoopKit
 /// on a file that is always readable (`/proc/self/mountinfo`), and a watch of `G_IO_ERR` or
 /// `G_IO_HUP` alone would be no watch at all. epoll takes poll(2)'s conditions as they are.
 ///
-/// Every query re-registers every descriptor (`EPOLL_CTL_MOD`), as GLib's own poll reads
-/// its whole set each iteration: epoll keys a registration by the open file and the number,
-/// so the call fails when the number now names another file — a descriptor closed and its
-/// number reused between two queries, which no `fstat` can tell for eventfds, timerfds,
-/// signalfds, inotify and epoll descriptors (they share one anonymous inode). Then the set
-/// is made anew: the old file's registration, kept by the kernel while another descriptor
-/// (another process's) still names that file, must not wake the loop.
+/// A query whose descriptors and conditions are those of the last one, record for record,
+/// keeps the set as it is; the set is checked again (every descriptor re-registered with
+/// `EPOLL_CTL_MOD`, as GLib's own poll reads its whole set each iteration) when they differ,
+/// and after any check that found a descriptor ready (``GLibContext/sawReadiness``): GLib
+/// signals its wakeup descriptor, one of the set, whenever its poll set changes, so a number
+/// closed and reused between two queries that look alike is seen at the next query. epoll
+/// keys a registration by the open file and the number, so the call fails when the number
+/// now names another file, which no `fstat` can tell for eventfds, timerfds, signalfds,
+/// inotify and epoll descriptors (they share one anonymous inode). Then the set is made anew:
+/// the old file's registration, kept by the kernel while another descriptor (another
+/// process's) still names that file, must not wake the loop.
+///
+/// While the set holds exactly the last query's descriptors, its `epoll_wait` with a zero
+/// timeout is the check's reading of their readiness (``fill(_:query:)``), in place of GLib's
+/// poll over every descriptor.
 final class GLibWatches {
 
     private let modes: [EVRunLoop.Mode]
@@ -32,6 +40,15 @@ final class GLibWatches {
     private var registrations: [Int32: UInt32] = [:]
     /// The last query's descriptors and their epoll conditions; reused from query to query.
     private var wanted: [Int32: UInt32] = [:]
+    /// The query the set was last checked against: each record's descriptor and conditions.
+    private var synced: [UInt64] = []
+    /// Each descriptor's record in ``synced``; nil when one descriptor has two records.
+    private var slots: [Int32: Int]? = [:]
+    /// The query (``GLibContext/queries``) whose descriptors are all in the set, with nothing
+    /// else: only then does ``fill(_:query:)`` read readiness from the set.
+    private var syncedQuery: Int?
+    /// `epoll_wait`'s buffer.
+    private var events: [epoll_event] = []
 
     init(modes: [EVRunLoop.Mode], label: String) {
         self.modes = modes
@@ -43,6 +60,70 @@ final class GLibWatches {
     /// is a regular file waited on for reading or writing (poll(2) reports it ready at once;
     /// epoll refuses it).
     func update(from context: GLibContext, on loop: EVRunLoop) -> Bool {
+        if syncedQuery != nil, !context.sawReadiness, matches(context) {
+            syncedQuery = context.queries
+            return true
+        }
+        context.sawReadiness = false
+        let mayWait = register(from: context, on: loop)
+        synced.removeAll(keepingCapacity: true)
+        var slots: [Int32: Int]? = [:]
+        for index in 0..<context.count {
+            let (fd, events) = context.descriptor(at: index)
+            synced.append(Self.packed(fd, events))
+            if slots?.updateValue(index, forKey: fd) != nil { slots = nil }
+        }
+        self.slots = slots
+        syncedQuery = mayWait ? context.queries : nil
+        return mayWait
+    }
+
+    /// Whether `context`'s last query has the descriptors and conditions of ``synced``.
+    private func matches(_ context: GLibContext) -> Bool {
+        guard context.count == synced.count else { return false }
+        for index in 0..<context.count {
+            let (fd, events) = context.descriptor(at: index)
+            if synced[index] != Self.packed(fd, events) { return false }
+        }
+        return true
+    }
+
+    private static func packed(_ fd: Int32, _ events: Int16) -> UInt64 {
+        UInt64(UInt32(bitPattern: fd)) << 16 | UInt64(UInt16(bitPattern: events))
+    }
+
+    /// Fills `records` (query `query`'s, `revents` cleared) with their readiness from the
+    /// set's `epoll_wait` with a zero timeout, and returns how many are ready; nil when the
+    /// set does not hold exactly that query's descriptors (the caller then polls them).
+    /// epoll reports poll(2)'s bits, with `EPOLLERR` and `EPOLLHUP` always.
+    func fill(_ records: UnsafeMutableBufferPointer<GPollFD>, query: Int) -> Int? {
+        guard syncedQuery == query, epoll >= 0, records.count == synced.count else { return nil }
+        if events.count < records.count { events = Array(repeating: epoll_event(), count: records.count) }
+        let found = events.withUnsafeMutableBufferPointer { epoll_wait(epoll, $0.baseAddress, Int32($0.count), 0) }
+        guard found >= 0 else { return nil }
+        var ready = 0
+        for index in 0..<Int(found) {
+            let fd = events[index].data.fd
+            let reported = UInt16(truncatingIfNeeded: events[index].events) & UInt16(POLLIN | POLLPRI | POLLOUT | POLLERR | POLLHUP)
+            func mark(_ slot: Int) {
+                let revents = reported & (UInt16(records[slot].events) | UInt16(POLLERR | POLLHUP))
+                if revents != 0 {
+                    records[slot].revents = revents
+                    ready += 1
+                }
+            }
+            if let slots {
+                if let slot = slots[fd] { mark(slot) }
+            } else {
+                for slot in records.indices where records[slot].fd == fd { mark(slot) }
+            }
+        }
+        return ready
+    }
+
+    /// Registers every descriptor of `context`'s last query, checking those registered
+    /// already (`EPOLL_CTL_MOD`); false when the loop must not sleep.
+    private func register(from context: GLibContext, on loop: EVRunLoop) -> Bool {
         wanted.removeAll(keepingCapacity: true)
         for index in 0..<context.count {
             let (fd, events) = context.descriptor(at: index)
@@ -68,7 +149,7 @@ final class GLibWatches {
         }
         if reused {
             removeAll()
-            return update(from: context, on: loop)
+            return register(from: context, on: loop)
         }
         if registrations.count > wanted.count {
             for fd in registrations.keys where wanted[fd] == nil {
@@ -115,6 +196,7 @@ final class GLibWatches {
         source?.invalidate()
         source = nil
         registrations.removeAll()
+        syncedQuery = nil
         if epoll >= 0 { close(epoll) }
         epoll = -1
     }

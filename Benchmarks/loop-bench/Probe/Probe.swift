@@ -115,6 +115,13 @@ enum Probe {
             let figures = DescriptorSources.measureOnce(peer, count: Int(a[0]), samples: Int(a[1]), feedSeconds: 0.01)
             return [("operations", a[1]), ("median_us", figures[1]), ("p99_us", figures[2])]
         },
+        Mode(name: "glib-iteration", usage: "W I V MS",
+             summary: "I GLib iterations paced by a g_timeout_add(MS) beside W idle g_unix_fd_add watches, on the main thread: V 0 GLib's own g_main_loop_run, 1 hosted in EVRunLoop.main.run(), 2 RunLoopKit attached (the glibcost workload); CPU µs per iteration",
+             peers: [.runLoopKit]) { _, a in
+            let variant = GLibIterationCost.Variant.allCases[Int(a[2])]
+            let (cpu, iterations) = GLibIterationCost.run(variant, watches: Int(a[0]), iterations: Int(a[1]), milliseconds: UInt32(a[3]))
+            return [("operations", Double(iterations)), ("cpu_us_per_iteration", cpu)]
+        },
         Mode(name: "feed", usage: "S",
              summary: "one pipe whose handler reads a byte and writes one back, for S seconds (the descriptors workload without idle pipes); handler calls/s") { peer, a in
             let figures = DescriptorSources.measureOnce(peer, count: 0, samples: 10, feedSeconds: a[0])

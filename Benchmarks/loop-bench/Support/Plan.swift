@@ -63,6 +63,9 @@ struct Plan: Sendable {
     var glibSamples: Int
     var glibSeconds: Double
     var glibTimeoutFires: Int
+    /// GLib iteration cost: counted iterations per child, and per callgrind run.
+    var glibCostIterations: Int
+    var glibCostInstructionIterations: Int
     /// The peers to measure (all unless `--peers` narrows it, e.g. for profiling).
     var peers: [Peer] = Peer.allCases
 
@@ -77,7 +80,8 @@ struct Plan: Sendable {
         machineProcesses: [1, 4, 8], machineSeconds: 8, machineRepetitions: 1,
         machineLaunch: 1.5, childSamples: 1_000, childLeakCount: 10_000,
         fileSamples: 1_000, idleCallouts: 1_000_000,
-        glibSamples: 1_000, glibSeconds: 4, glibTimeoutFires: 300)
+        glibSamples: 1_000, glibSeconds: 4, glibTimeoutFires: 300,
+        glibCostIterations: 1_000, glibCostInstructionIterations: 300)
 
     /// A smoke test: every workload and peer, one repetition, shorter runs, and no
     /// 100k-timer runs (Foundation needs ~2 s for one pass over 100k due timers and ~10 s to
@@ -92,5 +96,6 @@ struct Plan: Sendable {
         machineProcesses: [2], machineSeconds: 2, machineRepetitions: 1,
         machineLaunch: 0.5, childSamples: 100, childLeakCount: 200,
         fileSamples: 100, idleCallouts: 100_000,
-        glibSamples: 100, glibSeconds: 1, glibTimeoutFires: 50)
+        glibSamples: 100, glibSeconds: 1, glibTimeoutFires: 50,
+        glibCostIterations: 200, glibCostInstructionIterations: 100)
 }

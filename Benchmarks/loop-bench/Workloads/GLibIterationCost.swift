@@ -1,0 +1,200 @@
+import CRunLoopKitGLib
+import Foundation
+import Glibc
+import RunLoopKit
+import RunLoopKitGLib
+
+/// Issue 37, item 1: what one GLib iteration costs when RunLoopKit hosts GLib
+/// (`EVRunLoop.main.host(nil)` + `EVRunLoop.main.run`) or is attached to it
+/// (`EVRunLoop.main.attach(to: nil)` + `g_main_loop_run`), against GLib's own
+/// `g_main_loop_run`. A 1 ms `g_timeout_add` paces the iterations, beside 0, 200 or 1,000
+/// idle `g_unix_fd_add` watches (eventfds never written). Each figure is a child process
+/// of its own whose main thread runs the loop: the thread's CPU time per iteration; the
+/// three variants are interleaved, one child each, `repetitions` times, and each is judged
+/// by the median of its ratios to GLib's figure of the same repetition. The instruction
+/// rows count the same runs under callgrind (`loop-bench --probe glib-iteration`), which
+/// the machine's load does not move; callgrind counts user space only, so GLib's `poll`
+/// over every descriptor and the host's `epoll_wait` count as one call each.
+enum GLibIterationCost {
+    static let name = "glibcost"
+
+    /// Who runs the iterations.
+    enum Variant: String, CaseIterable {
+        /// GLib alone: `g_main_loop_run`.
+        case glib
+        /// `EVRunLoop.main.host(nil, in: [.default])`, then `EVRunLoop.main.run`.
+        case hosted
+        /// `EVRunLoop.main.attach(to: nil)`, then `g_main_loop_run`.
+        case attached
+
+        var label: String {
+            switch self {
+            case .glib: "GLib alone (reference): g_main_loop_run"
+            case .hosted: "GLib hosted in EVRunLoop.main.run()"
+            case .attached: "RunLoopKit attached to GLib's g_main_loop_run"
+            }
+        }
+    }
+
+    static let watchCounts = [0, 200, 1_000]
+    /// The timeout pacing the callgrind runs (ms): under valgrind an iteration beside 1,000
+    /// watches takes longer than 1 ms, and a loop that is always behind never waits, which
+    /// is not the iteration measured natively.
+    static let instructionPacing = 50
+    /// Iterations before the counted ones.
+    static let warmUp = 20
+
+    static let unavailable: [Peer: String] = Dictionary(uniqueKeysWithValues: Peer.others.map {
+        ($0, "GLib's loop, hosted in RunLoopKit's or with RunLoopKit in it: each variant's figure is in the RunLoopKit column, GLib's own in a row of its own")
+    })
+
+    static func measure(_ plan: Plan) -> [Row] {
+        guard plan.peers.contains(.runLoopKit) else { return [] }
+        return watchCounts.flatMap { cpuRows(plan, watches: $0) } + watchCounts.flatMap { instructionRows(plan, watches: $0) }
+    }
+
+    /// The goal at `watches` idle watches: at most GLib's own cost, 1.1× with none.
+    private static func bound(_ watches: Int) -> Double { watches == 0 ? 1.1 : 1.0 }
+
+    private static func row(_ metric: String, unit: String, _ values: [Double]) -> Row {
+        Row.make(name, metric, unit: unit, values: [.runLoopKit: values], unavailable: unavailable)
+    }
+
+    private static func cpuRows(_ plan: Plan, watches: Int) -> [Row] {
+        var figures: [Variant: [Double]] = [:]
+        for _ in 0..<plan.repetitions {
+            for variant in Variant.allCases {
+                let output = Children.run(name) { _ in [variant.rawValue, String(watches), String(plan.glibCostIterations)] }[0]
+                guard let value = output.split(whereSeparator: \.isWhitespace).compactMap({ Double($0) }).first else {
+                    fatalError("loop-bench: a \(name) child for \(variant) printed \(output.debugDescription)")
+                }
+                figures[variant, default: []].append(value)
+            }
+        }
+        let n = "CPU per GLib iteration (a 1 ms g_timeout_add), \(watches.grouped) idle descriptor watches, \(plan.glibCostIterations.grouped) iterations"
+        let reference = figures[.glib]!
+        var rows = [row("\(n), \(Variant.glib.label)", unit: "µs", reference)]
+        for variant in [Variant.hosted, .attached] {
+            let values = figures[variant]!
+            let ratios = Summary(zip(values, reference).map { $0 / $1 })
+            var result = row("\(n), \(variant.label)", unit: "µs", values)
+            result.goal = "≤ \(NumberFormat.value(bound(watches)))× GLib's own (\(NumberFormat.value(Summary(reference).median)) µs); "
+                + "ratio per repetition median \(NumberFormat.value(ratios.median))× (\(NumberFormat.value(ratios.min))–\(NumberFormat.value(ratios.max))×)"
+            result.goalMet = ratios.median <= bound(watches)
+            rows.append(result)
+        }
+        return rows
+    }
+
+    private static func instructionRows(_ plan: Plan, watches: Int) -> [Row] {
+        var unavailableReason = ""
+        guard let callgrind = Callgrind(unavailable: &unavailableReason) else {
+            FileHandle.standardError.write(Data("loop-bench: \(name) instructions \(unavailableReason)\n".utf8))
+            return []
+        }
+        // The difference of a run of 2I and one of I iterations, over I: the setup (the first
+        // query registering every descriptor, metadata made once) cancels out.
+        let iterations = plan.glibCostInstructionIterations
+        var counts: [Variant: Double] = [:]
+        for (index, variant) in Variant.allCases.enumerated() {
+            let total = [iterations, 2 * iterations].map { counted in
+                callgrind.instructionsPerOperation(
+                    in: "measuredGLibRun", probe: "glib-iteration",
+                    [String(watches), String(counted), String(index), String(instructionPacing)], peer: .runLoopKit
+                ) * Double(counted + warmUp)
+            }
+            counts[variant] = (total[1] - total[0]) / Double(iterations)
+        }
+        let n = "user-space instructions per GLib iteration (callgrind, a \(instructionPacing) ms g_timeout_add; runs of \((2 * iterations).grouped) less \(iterations.grouped) iterations), \(watches.grouped) idle descriptor watches"
+        var rows = [row("\(n), \(Variant.glib.label)", unit: "instructions", [counts[.glib]!])]
+        for variant in [Variant.hosted, .attached] {
+            var result = row("\(n), \(variant.label)", unit: "instructions", [counts[variant]!])
+            // No goal: GLib's poll() of every descriptor runs in the kernel, which callgrind
+            // does not count; the CPU rows hold the goal.
+            let ratio = counts[variant]! / counts[.glib]!
+            result.goal = "none (user space only; the CPU row holds the goal): \(NumberFormat.value(ratio))× GLib's own (\(NumberFormat.value(counts[.glib]!)))"
+            rows.append(result)
+        }
+        return rows
+    }
+
+    // MARK: Children
+
+    /// A child: `[variant, watches, iterations]`; prints the main thread's CPU µs per iteration.
+    static func child(_ arguments: [String]) {
+        guard arguments.count == 3, let variant = Variant(rawValue: arguments[0]),
+              let watches = Int(arguments[1]), let iterations = Int(arguments[2])
+        else { fatalError("loop-bench \(name) child: expected a variant, watches and iterations, got \(arguments)") }
+        let (cpu, _) = run(variant, watches: watches, iterations: iterations)
+        print(String(format: "%.3f", cpu))
+    }
+
+    /// `iterations` counted GLib iterations (after ``warmUp``) on the main thread beside
+    /// `watches` idle watches, paced by a `g_timeout_add(milliseconds)`: the thread's CPU µs per counted iteration, and every
+    /// iteration the run made (the callgrind probe's operations).
+    static func run(_ variant: Variant, watches: Int, iterations: Int, milliseconds: UInt32 = 1) -> (cpuMicroseconds: Double, iterations: Int) {
+        DescriptorSources.raiseDescriptorLimit(to: watches + 1_000)
+        var descriptors: [Int32] = []
+        var sourceIDs: [guint] = []
+        for _ in 0..<watches {
+            let fd = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+            precondition(fd >= 0, "loop-bench \(name): eventfd failed (errno \(errno))")
+            descriptors.append(fd)
+            sourceIDs.append(g_unix_fd_add(fd, G_IO_IN, { _, _, _ in 1 }, nil))
+        }
+        let mainLoop = g_main_loop_new(nil, 0)!
+        let total = warmUp + iterations
+        var ticks = 0
+        var started = 0.0
+        let state = Tick { () -> Bool in
+            ticks += 1
+            if ticks == warmUp { started = threadCPUSeconds() }
+            guard ticks < total else {
+                if variant == .hosted { EVRunLoop.main.stop() } else { g_main_loop_quit(mainLoop) }
+                return false
+            }
+            return true
+        }
+        g_timeout_add(milliseconds, { data in Unmanaged<Tick>.fromOpaque(data!).takeUnretainedValue().body() ? 1 : 0 },
+                      Unmanaged.passUnretained(state).toOpaque())
+        var host: EVGLibHost?
+        var attachment: EVGLibAttachment?
+        switch variant {
+        case .glib: break
+        case .hosted: host = EVRunLoop.main.host(nil, in: [.default])
+        case .attached: attachment = EVRunLoop.main.attach(to: nil)
+        }
+        measuredGLibRun(variant == .hosted ? nil : mainLoop)
+        let elapsed = threadCPUSeconds() - started
+        host?.unhost()
+        attachment?.detach()
+        for id in sourceIDs { g_source_remove(id) }
+        for fd in descriptors { close(fd) }
+        g_main_loop_unref(mainLoop)
+        withExtendedLifetime(state) {}
+        return (elapsed / Double(iterations) * 1e6, ticks)
+    }
+
+    /// A GLib callback's body, passed as its user data.
+    private final class Tick {
+        let body: () -> Bool
+        init(_ body: @escaping () -> Bool) { self.body = body }
+    }
+
+    private static func threadCPUSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+}
+
+/// Runs GLib's `mainLoop` (`g_main_loop_run`), or `EVRunLoop.main` when nil, until stopped:
+/// the GLib iteration cost's counted run (`--toggle-collect='*measuredGLibRun*'`).
+@inline(never)
+func measuredGLibRun(_ mainLoop: OpaquePointer?) {
+    if let mainLoop {
+        g_main_loop_run(mainLoop)
+    } else {
+        _ = EVRunLoop.main.run(mode: .default, for: .seconds(3_600))
+    }
+}
