@@ -449,7 +449,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
         // In a forked child not adopted yet the eventfd is the parent's: the wake stays
         // pending for the child's first wait, which adopts it first.
         if wakeWanted.load(ordering: .sequentiallyConsistent), !isUnadoptedChild {
-            _ = clibev_eventfd_signal(wakeFD.load(ordering: .relaxed))
+            _ = clibev_eventfd_increment(wakeFD.load(ordering: .relaxed))
         }
     }
 

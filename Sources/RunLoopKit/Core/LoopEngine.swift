@@ -432,7 +432,7 @@ extension LoopEngine {
         var tasks: [@Sendable (LoopEngine) -> Void] = []
         shared.inbox.withLock { inbox in
             shared.inboxPending.store(false, ordering: .relaxed)
-            inbox.isSignalled = false
+            inbox.isWakeOwed = false
             blocks.takeAll(from: &inbox.blocks)
             jobs.takeAll(from: &inbox.jobs)
             guard !inbox.tasks.isEmpty else { return }
