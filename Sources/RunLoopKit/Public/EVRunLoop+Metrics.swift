@@ -157,7 +157,7 @@ extension EVRunLoop {
         /// before the block, handler or callout of its object to one after it. A timer fired
         /// right after another in one pass starts at the other's end reading (one reading
         /// per fire, not two), so its duration also holds the loop's rescheduling of the
-        /// one before, tens of nanoseconds.
+        /// one before.
         public var callouts: [CalloutKind: Histogram] = [:]
         /// How late each timer fired: the callout's start minus the fire date it served
         /// (tolerance included: a timer fired within its tolerance counts its lateness too).
