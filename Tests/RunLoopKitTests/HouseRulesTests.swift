@@ -36,6 +36,14 @@ struct HouseRulesTests {
         }
     }
 
+    @Test("Examples/ and Benchmarks/ declare no @unchecked Sendable")
+    func noUncheckedSendableOutsideTheLibrary() {
+        let files = Self.files(under: "Examples", endingWith: [".swift"])
+            + Self.files(under: "Benchmarks", endingWith: [".swift"])
+        #expect(files.count >= 20)  // the tree was found
+        #expect(Self.lines(of: files, matching: "@unchecked +Sendable") == [])
+    }
+
     @Test("the library's code comments carry no instruction counts or measured times")
     func noFiguresInComments() {
         let files = Self.files(under: "Sources", endingWith: [".swift", ".c", ".h"])
