@@ -31,7 +31,7 @@ int clibev_set_thread_name(const char *name) { return pthread_setname_np(pthread
 
 int clibev_eventfd_create(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 
-int clibev_eventfd_signal(int fd) {
+int clibev_eventfd_increment(int fd) {
     uint64_t one = 1;
     return write(fd, &one, sizeof one) == sizeof one ? 0 : -1;
 }

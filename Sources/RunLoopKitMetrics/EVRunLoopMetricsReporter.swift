@@ -60,8 +60,8 @@ public final class EVRunLoopMetricsReporter: Sendable {
     private let factory: any MetricsFactory
     private let passes: Counter
     private let wakes: [EVRunLoop.Trace.WakeReason: Counter]
-    private let callouts: [EVRunLoop.Stall.Kind: Counter]
-    private let durations: [EVRunLoop.Stall.Kind: CoreMetrics.Timer]
+    private let callouts: [EVRunLoop.CalloutKind: Counter]
+    private let durations: [EVRunLoop.CalloutKind: CoreMetrics.Timer]
     private let busy: FloatingPointCounter
     private let asleep: FloatingPointCounter
     private let busyRatio: Gauge
@@ -73,7 +73,7 @@ public final class EVRunLoopMetricsReporter: Sendable {
     private let reportTimer = Mutex<EVTimer?>(nil)
 
     /// The kinds and reasons as the dimensions name them.
-    static let kinds: [(EVRunLoop.Stall.Kind, String)] = [
+    static let kinds: [(EVRunLoop.CalloutKind, String)] = [
         (.timer, "timer"), (.source, "source"), (.observer, "observer"), (.block, "block"), (.job, "job"),
         (.mainQueue, "mainQueue"),
     ]

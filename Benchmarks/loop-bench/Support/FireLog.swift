@@ -4,16 +4,14 @@ import Synchronization
 /// A preallocated log of timer callouts — which timer fired, when (monotonic ns) — filled
 /// from the callouts of one loop and analysed after the run.
 ///
-/// The C side fills the same arrays through `lb_fire_log`, so lateness is computed by one
-/// piece of code for every peer. Callouts on several threads at once (tasks) may record:
-/// each takes its own slot.
-final class FireLog: @unchecked Sendable {
-    // Safe: every record writes a slot no other record writes (the atomic `next` hands them
-    // out); the arrays are read only after the run handed its result back (a thread join or
-    // a semaphore orders the two).
+/// Callouts on several threads at once (tasks) may record: the atomic `next` hands each
+/// record a slot of its own, and every slot is an atomic, read after the run handed its
+/// result back (a thread join or a semaphore orders the two). The C side fills plain arrays
+/// through `lb_fire_log` (``withCLog(_:)``), copied in afterwards, so lateness is computed by
+/// one piece of code for every peer.
+final class FireLog: Sendable {
     let capacity: Int
-    let ids: UnsafeMutablePointer<Int32>
-    let times: UnsafeMutablePointer<Int64>
+    private let chunks: [FireLogChunk]
     private let next = Atomic<Int>(0)
 
     /// Fires recorded (at most `capacity`).
@@ -21,42 +19,56 @@ final class FireLog: @unchecked Sendable {
 
     init(capacity: Int) {
         self.capacity = capacity
-        ids = .allocate(capacity: Swift.max(capacity, 1))
-        times = .allocate(capacity: Swift.max(capacity, 1))
-    }
-
-    deinit {
-        ids.deallocate()
-        times.deallocate()
+        chunks = (0..<(capacity + FireLogChunk.size - 1) / FireLogChunk.size).map { _ in FireLogChunk() }
     }
 
     /// Records that timer `id` fired now. The only measuring code inside a timed callout.
     @inline(__always)
     func record(_ id: Int32) {
         let now = lb_monotonic_ns()
-        let slot = next.wrappingAdd(1, ordering: .relaxed).oldValue
-        guard slot < capacity else { return }
-        ids[slot] = id
-        times[slot] = now
+        store(id, now, at: next.wrappingAdd(1, ordering: .relaxed).oldValue)
     }
 
     /// Records a value (lateness, ns) rather than a time, under `id`.
     @inline(__always)
     func record(_ id: Int32, value: Int64) {
-        let slot = next.wrappingAdd(1, ordering: .relaxed).oldValue
-        guard slot < capacity else { return }
-        ids[slot] = id
-        times[slot] = value
+        store(id, value, at: next.wrappingAdd(1, ordering: .relaxed).oldValue)
     }
 
-    /// The values recorded with ``record(_:value:)``.
-    var values: [Int64] { Array(UnsafeBufferPointer(start: times, count: count)) }
+    @inline(__always)
+    private func store(_ id: Int32, _ time: Int64, at slot: Int) {
+        guard slot < capacity else { return }
+        let chunk = chunks[slot / FireLogChunk.size]
+        chunk.ids[slot % FireLogChunk.size].store(id, ordering: .relaxed)
+        chunk.times[slot % FireLogChunk.size].store(time, ordering: .relaxed)
+    }
 
-    /// Runs `body` with the C view of this log; `count` follows what C recorded.
+    private func id(at slot: Int) -> Int32 {
+        chunks[slot / FireLogChunk.size].ids[slot % FireLogChunk.size].load(ordering: .relaxed)
+    }
+
+    private func time(at slot: Int) -> Int64 {
+        chunks[slot / FireLogChunk.size].times[slot % FireLogChunk.size].load(ordering: .relaxed)
+    }
+
+    /// The times (or values, with ``record(_:value:)``) recorded, in slot order.
+    var values: [Int64] { (0..<count).map(time(at:)) }
+
+    /// Runs `body` with a C view of this log (plain arrays the C side fills); what C recorded
+    /// is copied into the log when `body` returns.
     func withCLog<T>(_ body: (UnsafeMutablePointer<lb_fire_log>) -> T) -> T {
-        var log = lb_fire_log(ids: ids, times: times, capacity: Int64(capacity), count: 0)
-        let result = body(&log)
-        next.store(Int(log.count), ordering: .releasing)
+        var ids = [Int32](repeating: 0, count: Swift.max(capacity, 1))
+        var times = [Int64](repeating: 0, count: Swift.max(capacity, 1))
+        let (result, recorded) = ids.withUnsafeMutableBufferPointer { idBuffer in
+            times.withUnsafeMutableBufferPointer { timeBuffer in
+                var log = lb_fire_log(ids: idBuffer.baseAddress, times: timeBuffer.baseAddress,
+                                      capacity: Int64(capacity), count: 0)
+                let result = body(&log)
+                return (result, Swift.min(Int(log.count), capacity))
+            }
+        }
+        for slot in 0..<recorded { store(ids[slot], times[slot], at: slot) }
+        next.store(recorded, ordering: .releasing)
         return result
     }
 
@@ -68,9 +80,16 @@ final class FireLog: @unchecked Sendable {
     /// `interval - slack` (it does in every workload: tolerance ≤ interval / 2).
     func lateness(firstFire: [Int64], interval: Int64, slack: Int64) -> [Double] {
         (0..<count).map { index in
-            let elapsed = times[index] - firstFire[Int(ids[index])]
+            let elapsed = time(at: index) - firstFire[Int(id(at: index))]
             let k = (elapsed + slack).dividedFloor(by: interval)
             return Double(elapsed - Swift.max(k, 0) * interval)
         }
     }
+}
+
+/// A run of ``FireLog``'s slots, each an atomic, so that any thread may fill its own.
+final class FireLogChunk: Sendable {
+    static let size = 1024
+    let ids: InlineArray<1024, Atomic<Int32>> = InlineArray { _ in Atomic(0) }
+    let times: InlineArray<1024, Atomic<Int64>> = InlineArray { _ in Atomic(0) }
 }

@@ -41,13 +41,14 @@ extension TimerRun {
     func nio(log: FireLog?) -> Outcome {
         let loop = NIOLoop.loop
         let fires = AtomicCounter()
-        let timers = firstAfter.indices.map { NIOTimer(id: Int32($0), interval: intervalNanos, fires: fires, log: log) }
+        let timers = firstAfter.indices.map {
+            NIOTimer(id: Int32($0), interval: intervalNanos, fires: fires, log: log, loop: loop)
+        }
         return measureWindow(fires: fires) {
             NIOLoop.onLoop { [self] in
                 let base = NIODeadline.now()
                 for timer in timers {
-                    timer.next = base + .nanoseconds(afterNanos(Int(timer.id)))
-                    timer.arm(on: loop)
+                    timer.arm(at: base + .nanoseconds(afterNanos(Int(timer.id))), on: loop)
                 }
                 return Int64(base.uptimeNanoseconds)
             }
@@ -131,57 +132,52 @@ extension TimerRun {
 }
 
 /// One timer on NIO's event loop: a `scheduleTask(deadline:)` re-armed at the next grid
-/// point by its own callout.
-final class NIOTimer: @unchecked Sendable {
-    // Safe: every property is used only on the event loop's thread (set up, armed, fired
-    // and cancelled there through `NIOLoop.onLoop` or its own callout).
+/// point by its own callout, which carries its deadline.
+final class NIOTimer: Sendable {
     let id: Int32
     let interval: Int64
     let fires: AtomicCounter
     let log: FireLog?
-    var next = NIODeadline.uptimeNanoseconds(0)
-    var scheduled: Scheduled<Void>?
-    var cancelled = false
+    /// The task armed last, used on the event loop's thread only (the box checks it).
+    private let scheduled: NIOLoopBoundBox<Scheduled<Void>?>
+    /// Set by ``cancel()``: a task NIO took out of its queue before the cancel, to run in
+    /// the same batch, runs anyway, and must not arm the next one.
+    private let cancelled = Atomic<Bool>(false)
 
-    init(id: Int32, interval: Int64, fires: AtomicCounter, log: FireLog?) {
+    init(id: Int32, interval: Int64, fires: AtomicCounter, log: FireLog?, loop: any EventLoop) {
         self.id = id
         self.interval = interval
         self.fires = fires
         self.log = log
+        scheduled = .makeEmptyBox(valueType: Scheduled<Void>.self, eventLoop: loop)
     }
 
-    func arm(on loop: any EventLoop) {
-        scheduled = loop.scheduleTask(deadline: next) { [self] in
-            guard !cancelled else { return }
+    /// Arms the timer for `deadline`; on the event loop's thread.
+    func arm(at deadline: NIODeadline, on loop: any EventLoop) {
+        scheduled.value = loop.scheduleTask(deadline: deadline) { [self] in
+            guard !cancelled.load(ordering: .relaxed) else { return }
             fires.increment()
             log?.record(id)
-            next = next + .nanoseconds(interval)
-            arm(on: loop)
+            arm(at: deadline + .nanoseconds(interval), on: loop)
         }
     }
 
+    /// Cancels the armed task; on the event loop's thread.
     func cancel() {
-        cancelled = true
-        scheduled?.cancel()
+        cancelled.store(true, ordering: .relaxed)
+        scheduled.value?.cancel()
+        scheduled.value = nil
     }
 }
 
-/// Each task's first grid point, written by the task itself (monotonic ns).
-final class FirstFires: @unchecked Sendable {
-    // Safe: task i writes only slot i, before its first fire; the slots are read after
-    // every task ended (`blockingAwait` on their values orders the two).
-    private let storage: UnsafeMutablePointer<Int64>
-    private let count: Int
+/// Each task's first grid point, written by the task itself (monotonic ns), once per task
+/// before its first fire; read after every task ended.
+final class FirstFires: Sendable {
+    private let storage: Mutex<[Int64]>
 
-    init(count: Int) {
-        self.count = count
-        storage = .allocate(capacity: Swift.max(count, 1))
-        storage.initialize(repeating: 0, count: Swift.max(count, 1))
-    }
+    init(count: Int) { storage = Mutex(Array(repeating: 0, count: count)) }
 
-    deinit { storage.deallocate() }
+    func set(_ index: Int, _ value: Int64) { storage.withLock { $0[index] = value } }
 
-    func set(_ index: Int, _ value: Int64) { storage[index] = value }
-
-    var values: [Int64] { Array(UnsafeBufferPointer(start: storage, count: count)) }
+    var values: [Int64] { storage.withLock { $0 } }
 }

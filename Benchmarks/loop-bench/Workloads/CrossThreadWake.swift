@@ -75,28 +75,33 @@ enum CrossThreadWake {
             precondition(status == 0, "lb_cross_thread_wake failed")
             return latencies.map(Double.init)
         case .foundation:
-            let runLoop = Shared(RunLoop.current)
-            let cfLoop = Shared(CFRunLoopGetCurrent()!)
+            let runLoop = RunLoop.current
+            let cfLoop: CFRunLoop = CFRunLoopGetCurrent()!
+            // The sender's handle: the same loop, sent to its thread (RunLoop and CFRunLoop are
+            // not Sendable), each call under Shared's lock.
+            let sender = Shared((runLoop: RunLoop.current, cfLoop: CFRunLoopGetCurrent()!))
             let keepAlive = Timer(fire: Date(timeIntervalSinceNow: 3600), interval: 0, repeats: false) { _ in }
-            runLoop.value.add(keepAlive, forMode: .default)
+            runLoop.add(keepAlive, forMode: .default)
             if call == .wakeUp {
                 let observer = CFRunLoopObserverCreateWithHandler(
                     nil, CFOptionFlags(EVRunLoop.Activity.afterWaiting.rawValue), true, 0
                 ) { _, _ in
-                    if probe.handle() { CFRunLoopStop(cfLoop.value) }
+                    if probe.handle() { CFRunLoopStop(cfLoop) }
                 }
-                CFRunLoopAddObserver(cfLoop.value, observer, kCFRunLoopDefaultMode)
+                CFRunLoopAddObserver(cfLoop, observer, kCFRunLoopDefaultMode)
             }
             probe.startSender {
-                if call == .perform {
-                    runLoop.value.perform(inModes: [.default]) {
-                        if probe.handle() { CFRunLoopStop(cfLoop.value) }
+                sender.with { loop in
+                    if call == .perform {
+                        loop.runLoop.perform(inModes: [.default]) {
+                            if probe.handle() { sender.with { CFRunLoopStop($0.cfLoop) } }
+                        }
                     }
+                    CFRunLoopWakeUp(loop.cfLoop)
                 }
-                CFRunLoopWakeUp(cfLoop.value)
             }
             while probe.handled.load(ordering: .acquiring) < samples {
-                _ = runLoop.value.run(mode: .default, before: .distantFuture)
+                _ = runLoop.run(mode: .default, before: .distantFuture)
             }
             keepAlive.invalidate()
         default:

@@ -236,10 +236,12 @@ enum ExecutorJobs {
         case .foundation:
             let loop = LoopThread.startFoundation()
             send = { job in
-                loop.runLoop.perform(inModes: [.default], block: job)
-                CFRunLoopWakeUp(loop.cfLoop)
+                loop.handle.with { foundation in
+                    foundation.runLoop.perform(inModes: [.default], block: job)
+                    CFRunLoopWakeUp(foundation.cfLoop)
+                }
             }
-            finish = { CFRunLoopStop(loop.cfLoop); loop.done.wait() }
+            finish = { loop.handle.with { CFRunLoopStop($0.cfLoop) }; loop.done.wait() }
         case .dispatch:
             let queue = DispatchQueue(label: "loop-bench.jobs")
             send = { job in queue.async(execute: job) }
@@ -427,11 +429,10 @@ enum LoopThread {
     }
 
     /// A Foundation run loop running on a thread of its own until `CFRunLoopStop`.
-    struct Foundation: @unchecked Sendable {
-        // Safe: only `perform`, `CFRunLoopWakeUp` and `CFRunLoopStop` are called from other
-        // threads, which CF documents as thread-safe.
-        let runLoop: RunLoop
-        let cfLoop: CFRunLoop
+    /// Only `perform`, `CFRunLoopWakeUp` and `CFRunLoopStop` are called from other threads
+    /// (CF documents them as thread-safe), through ``Shared``.
+    struct Foundation: Sendable {
+        let handle: Shared<(runLoop: RunLoop, cfLoop: CFRunLoop)>
         let done: DispatchSemaphore
     }
 
@@ -442,7 +443,7 @@ enum LoopThread {
         Thread {
             let keepAlive = Timer(fire: Date(timeIntervalSinceNow: 3600), interval: 0, repeats: false) { _ in }
             RunLoop.current.add(keepAlive, forMode: .default)
-            loop.withLock { $0 = Foundation(runLoop: RunLoop.current, cfLoop: CFRunLoopGetCurrent(), done: done) }
+            loop.withLock { $0 = Foundation(handle: Shared((runLoop: RunLoop.current, cfLoop: CFRunLoopGetCurrent())), done: done) }
             ready.signal()
             CFRunLoopRunInMode(kCFRunLoopDefaultMode, 3600, false)
             keepAlive.invalidate()

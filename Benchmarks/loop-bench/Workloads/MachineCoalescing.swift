@@ -293,19 +293,19 @@ enum MachineCoalescing {
         let log = FireLog(capacity: capacity)
         var wakes = [Int64](repeating: 0, count: 100_000)
         var wakeCount: Int64 = 0
-        var fireLog = lb_fire_log(ids: log.ids, times: log.times, capacity: Int64(capacity), count: 0)
         var lateness = [Int64](repeating: 0, count: max(capacity, 1))
-        let status = wakes.withUnsafeMutableBufferPointer { wakeBuffer in
-            lateness.withUnsafeMutableBufferPointer { latenessBuffer in
-                lb_collect_wakes(Int32(phases.count), interval, phases, tolerance, end,
-                                 wakeBuffer.baseAddress, Int64(wakeBuffer.count), &wakeCount,
-                                 &fireLog, latenessBuffer.baseAddress)
+        let status = log.withCLog { fireLog in
+            wakes.withUnsafeMutableBufferPointer { wakeBuffer in
+                lateness.withUnsafeMutableBufferPointer { latenessBuffer in
+                    lb_collect_wakes(Int32(phases.count), interval, phases, tolerance, end,
+                                     wakeBuffer.baseAddress, Int64(wakeBuffer.count), &wakeCount,
+                                     fireLog, latenessBuffer.baseAddress)
+                }
             }
         }
         if status != 0 { fatalError("loop-bench machine child: lb_collect_wakes could not create a loop") }
         var record = Record(wakes: wakes[0..<Int(wakeCount)].map { ($0, nil) })
-        for index in 0..<Int(fireLog.count) {
-            let at = log.times[index]
+        for (index, at) in log.values.enumerated() {
             record.fires.append((scheduled: at - lateness[index], at: at))
         }
         return record

@@ -1,5 +1,6 @@
 import Foundation
 import RunLoopKit
+import Synchronization
 import Testing
 import WakeDate
 
@@ -92,16 +93,20 @@ import WakeDate
         let (clock, loop, _) = makeLoop()
         let tracker = ObservedWakeDate(loop: loop) { clock.wallNow }
         let reads = ReadLog()
-        loop.add(EVTimer(interval: 0.1, repeats: true) { _ in reads.count += 1 }, forMode: .default)
+        loop.add(EVTimer(interval: 0.1, repeats: true) { _ in reads.add(1) }, forMode: .default)
         let observer = EVObserver(activities: .beforeWaiting) { _, _ in _ = tracker.date }
         loop.add(observer, forMode: .default)
         loop.run(mode: .default, for: .seconds(1))
         #expect(tracker.registrations.map(\.mode) == [.default])
-        #expect(reads.count == 10)
+        #expect(reads.value == 10)
     }
 }
 
-/// A counter a `@Sendable` timer callout may bump; touched only on the loop thread.
-private final class ReadLog: @unchecked Sendable {
-    var count = 0
+/// A counter a `@Sendable` timer callout may bump.
+private final class ReadLog: Sendable {
+    private let count = Atomic<Int>(0)
+
+    func add(_ amount: Int) { count.add(amount, ordering: .relaxed) }
+
+    var value: Int { count.load(ordering: .relaxed) }
 }

@@ -46,7 +46,7 @@ int clibev_dup_onto(int fd, int target);
 /// `eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)`. Returns the fd, or -1 with errno set.
 int clibev_eventfd_create(void);
 /// Adds 1 to an eventfd's counter (async-signal-safe). Returns 0, or -1 with errno set.
-int clibev_eventfd_signal(int fd);
+int clibev_eventfd_increment(int fd);
 
 /// Sizes of libev's watcher structs, so Swift can allocate them.
 size_t clibev_io_size(void);

@@ -96,8 +96,7 @@ extension EVRunLoop {
     }
 
     /// The longest a sleep's hand-off may take: resuming its continuation puts the task on
-    /// its executor's queue, and the task runs a little later (tens of microseconds to a few
-    /// milliseconds on a busy pool).
+    /// its executor's queue, and the task runs a little later (later still on a busy pool).
     static let handOffAllowance: Duration = .milliseconds(2)
 
     /// The tolerance of a sleep's timer: the sleep's, less a hand-off allowance (1/20 of it,

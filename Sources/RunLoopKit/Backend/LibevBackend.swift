@@ -11,10 +11,11 @@ import Synchronization
 ///
 /// - Deadlines: a `CLOCK_MONOTONIC` timerfd armed at the absolute deadline, watched by an
 ///   `ev_io`. libev's own timers ride on `epoll_wait`'s millisecond timeout and land up to
-///   ~1 ms late; the timerfd is an hrtimer, so the wake lands within tens of microseconds.
+///   ~1 ms late; the timerfd is an hrtimer, so the wake lands far closer (BENCHMARKS.md's
+///   lateness rows).
 /// - Precise deadlines (a zero-tolerance timer is due): the timerfd is armed early by the
 ///   wake-up latency this loop has been seeing, and the last stretch is spun on the
-///   monotonic clock, so the wake lands within microseconds of the deadline. The lead adapts
+///   monotonic clock, so the wake lands closer still to the deadline. The lead adapts
 ///   (twice the running mean of the oversleep, between 10 and 250 µs), and spinning draws
 ///   on a budget of 1% of the loop thread's time: at high wake rates the loop falls back to
 ///   plain timerfd wakes rather than burn a core, and it stops spinning at all while the
@@ -238,7 +239,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
     }
 
     /// The clock, anchoring the counter: out of line, so that the estimate above saves no
-    /// registers (a leaf of a dozen instructions on the fire path).
+    /// registers (a small leaf on the fire path).
     @inline(never)
     private func anchoredNow() -> EVRunLoop.Instant { EVRunLoop.Instant(nanoseconds: cycles.read()) }
 
@@ -451,7 +452,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
         // In a forked child not adopted yet the eventfd is the parent's: the wake stays
         // pending for the child's first wait, which adopts it first.
         if wakeWanted.load(ordering: .sequentiallyConsistent), !isUnadoptedChild {
-            _ = clibev_eventfd_signal(wakeFD.load(ordering: .relaxed))
+            _ = clibev_eventfd_increment(wakeFD.load(ordering: .relaxed))
         }
     }
 

@@ -28,13 +28,13 @@ struct Inbox {
     /// is coming, so a later pusher sends no wake of its own (libdispatch wakes a queue only
     /// when its first item arrives; NIO skips the eventfd write while its loop is awake).
     /// Pushes that need no wake (a timer served by the planned one) leave it clear.
-    var isSignalled = false
+    var isWakeOwed = false
 
-    /// Marks the inbox signalled; returns whether the caller must send the wake (nobody did
+    /// Records that a wake is owed; returns whether the caller must send it (none was owed
     /// since the last drain).
-    mutating func signal() -> Bool {
-        defer { isSignalled = true }
-        return !isSignalled
+    mutating func oweWake() -> Bool {
+        defer { isWakeOwed = true }
+        return !isWakeOwed
     }
 }
 

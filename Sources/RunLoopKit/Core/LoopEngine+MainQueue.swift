@@ -66,7 +66,7 @@ extension LoopEngine {
         /// The check polled every watch and the queue had nothing: the pass's wait need
         /// not poll again, nor wait at all when the poll collected an event.
         case polled
-        /// The queue was signalled: service it now, without waiting.
+        /// The queue had work waiting: service it now, without waiting.
         case serviceNow
     }
 

@@ -109,7 +109,7 @@ extension LoopEngine {
         /// The pass does not sleep: a source fired, the run polls, or the main queue is
         /// serviced first (no `beforeWaiting` / `afterWaiting` then).
         let poll: Bool
-        /// CF's fairness: the main queue was found signalled before the wait, which is skipped.
+        /// CF's fairness: the main queue was found with work before the wait, which is skipped.
         let mainQueueFirst: Bool
         /// The fairness check polled every watch and found the main queue empty.
         let polled: Bool

@@ -298,7 +298,8 @@ extension LoopEngine: BackendEvents {
     ///
     /// The source's own list of modes answers whether it is in `state` (a mode or two, where
     /// the mode's table would hash it), and the list is emptied by `removeLast` (a
-    /// `removeAll(keepingCapacity:)` goes through `replaceSubrange`, about 150 instructions).
+    /// `removeAll(keepingCapacity:)` goes through `replaceSubrange`: PROFILING.md, "Descriptor
+    /// sources at scale").
     private func fireOnlyReadySource(_ state: ModeState) -> Bool {
         let source = readySources.removeLast()  // the list's reference, taken over
         guard source.isValid else {

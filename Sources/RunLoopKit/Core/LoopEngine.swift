@@ -124,7 +124,7 @@ final class LoopEngine {
     struct CalloutMark {
         /// ``traced``, ``watched``, ``measured``; 0 when no recorder is on.
         let recorders: UInt8
-        let kind: EVRunLoop.Stall.Kind
+        let kind: EVRunLoop.CalloutKind
         let number: Int
         let start: Int64
         let started: Int64
@@ -159,14 +159,14 @@ final class LoopEngine {
     /// the end of the callout just before, read by ``endCallout(_:_:)``, taken as this one's
     /// start instead of reading the clock again (a timer fired right after another).
     @inline(__always)
-    func beginCallout(_ event: @autoclosure () -> Trace.Event, kind: EVRunLoop.Stall.Kind? = nil, due: Int64 = .min,
+    func beginCallout(_ event: @autoclosure () -> Trace.Event, kind: EVRunLoop.CalloutKind? = nil, due: Int64 = .min,
                       after chain: Int64 = .min) -> CalloutMark {
         guard trace != nil || stallWatch != nil || measuring != nil else { return .none }
         guard trace == nil, stallWatch == nil, let measuring else { return beginWatchedCallout(event(), due: due, after: chain) }
         // The metrics alone, inlined: no trace entry, no stall watch, no event made.
         let start = chain != .min ? chain : calloutNow()
         if due != .min { measuring._withUnsafeGuaranteedRef { $0.recordLateness(nanos: start &- due) } }
-        return CalloutMark(recorders: CalloutMark.measured, kind: kind ?? event().stallKind, number: -1, start: start,
+        return CalloutMark(recorders: CalloutMark.measured, kind: kind ?? event().calloutKind, number: -1, start: start,
                            started: 0, traceID: nil, watchID: nil)
     }
 
@@ -181,7 +181,7 @@ final class LoopEngine {
         // The trace and the watch unretained: the engine holds them for the whole call.
         let traced = trace.map(Unmanaged.passUnretained)
         let watch = stallWatch.map(Unmanaged.passUnretained)
-        let kind = event.stallKind
+        let kind = event.calloutKind
         var recorders: UInt8 = 0
         var start: Int64 = 0
         var number = -1
@@ -432,7 +432,7 @@ extension LoopEngine {
         var tasks: [@Sendable (LoopEngine) -> Void] = []
         shared.inbox.withLock { inbox in
             shared.inboxPending.store(false, ordering: .relaxed)
-            inbox.isSignalled = false
+            inbox.isWakeOwed = false
             blocks.takeAll(from: &inbox.blocks)
             jobs.takeAll(from: &inbox.jobs)
             guard !inbox.tasks.isEmpty else { return }

@@ -28,7 +28,7 @@ final class LoopMetrics: Sendable {
     let asleepNanos = Atomic<Int64>(0)
     /// Wakes by reason, indexed by ``wakeIndex(_:)``.
     let wakes: InlineArray<5, Atomic<Int>> = InlineArray { _ in Atomic(0) }
-    /// Callouts by kind, indexed by `Stall.Kind.rawValue - 1`: total and longest (ns; -1 for
+    /// Callouts by kind, indexed by `CalloutKind.rawValue - 1`: total and longest (ns; -1 for
     /// none, so that a callout of 0 ns is longer: the snapshot shows 0), and the histogram's
     /// buckets (kind-major; their sum is the count). ``longestNanos`` is never below a kind's
     /// longest, so only a callout longer than its kind's longest is compared with it.
@@ -48,7 +48,7 @@ final class LoopMetrics: Sendable {
     /// One callout of `kind` ran `nanos`; returns whether it ran longer than every one
     /// before it, whose label the caller then gives ``recordLongest(_:nanos:label:)``.
     @inline(__always)
-    func recordCallout(_ kind: EVRunLoop.Stall.Kind, nanos: Int64) -> Bool {
+    func recordCallout(_ kind: EVRunLoop.CalloutKind, nanos: Int64) -> Bool {
         let nanos = max(nanos, 0)
         let index = Int(kind.rawValue) &- 1
         calloutTotals[index].bump(by: nanos)
@@ -60,7 +60,7 @@ final class LoopMetrics: Sendable {
 
     /// The longest callout yet: `kind`, `nanos`, `label`.
     @inline(never)
-    func recordLongest(_ kind: EVRunLoop.Stall.Kind, nanos: Int64, label: String) {
+    func recordLongest(_ kind: EVRunLoop.CalloutKind, nanos: Int64, label: String) {
         longest.withLock { $0 = EVRunLoop.Metrics.Callout(kind: kind, label: label, duration: .nanoseconds(nanos)) }
         longestNanos.store(nanos, ordering: .relaxed)
     }
@@ -95,7 +95,7 @@ final class LoopMetrics: Sendable {
         }
     }
 
-    static let kinds: [EVRunLoop.Stall.Kind] = [.timer, .source, .observer, .block, .job, .mainQueue]
+    static let kinds: [EVRunLoop.CalloutKind] = [.timer, .source, .observer, .block, .job, .mainQueue]
 
     /// Every figure now, none from before a reset that ran while they were read. Any thread.
     func snapshot() -> EVRunLoop.Metrics {

@@ -61,7 +61,7 @@ final class StallWatch: Sendable {
     /// A callout of `kind` labelled `label` begins; returns its start (monotonic ns). A
     /// callout already published (this one is nested in it) is kept, to be published again
     /// when this one ends.
-    func begin(_ kind: EVRunLoop.Stall.Kind, label: String) -> Int64 {
+    func begin(_ kind: EVRunLoop.CalloutKind, label: String) -> Int64 {
         let now = Self.monotonicNow()
         // The label's first 32 bytes, copied straight into the words: no array made per callout.
         var callout = Callout(kind: kind.rawValue, start: now, number: begun.load(ordering: .relaxed) &+ 1)
@@ -85,7 +85,7 @@ final class StallWatch: Sendable {
     /// The callout begun at `started` returned: reported if it ran past the threshold. The
     /// callout it was nested in, if any, is watched again (its start, its label, and whether
     /// the watchdog reported it already, kept).
-    func end(_ kind: EVRunLoop.Stall.Kind, label: String, started: Int64) {
+    func end(_ kind: EVRunLoop.CalloutKind, label: String, started: Int64) {
         if nesting.load(ordering: .relaxed) > 0, let outer = interrupted.withLock({ $0.popLast() }) {
             nesting.store(nesting.load(ordering: .relaxed) &- 1, ordering: .relaxed)
             publish(outer)
@@ -145,7 +145,7 @@ final class StallWatch: Sendable {
                 continue
             }
             let running = Self.monotonicNow() - started
-            guard running > threshold, let kind = EVRunLoop.Stall.Kind(rawValue: kind) else { continue }
+            guard running > threshold, let kind = EVRunLoop.CalloutKind(rawValue: kind) else { continue }
             let label = withUnsafeBytes(of: &words) { raw in
                 String(decoding: raw.prefix(min(max(length, 0), 32)), as: UTF8.self)
             }
@@ -174,18 +174,6 @@ extension StallWatch {
 }
 
 extension EVRunLoop.Trace.Event {
-    /// A callout event's kind for a stall report (only callouts are watched).
-    var stallKind: EVRunLoop.Stall.Kind {
-        switch self {
-        case .timer: .timer
-        case .source: .source
-        case .observer: .observer
-        case .job: .job
-        case .mainQueue: .mainQueue
-        case .block, .activity, .returned: .block
-        }
-    }
-
     /// A callout event's label: its object's, or the kind's name.
     var calloutLabel: String {
         switch self {

@@ -60,7 +60,7 @@ extension EVRunLoop: SerialExecutor, TaskExecutor {
 
     /// Queues a job for the loop's thread: `isolated` for an actor pinned to the loop, else
     /// for a task that prefers it. From another thread, wakes the loop unless a wake is owed
-    /// already for what the inbox holds (``Inbox/isSignalled``).
+    /// already for what the inbox holds (``Inbox/isWakeOwed``).
     func enqueue(_ job: UnownedJob, isolated: Bool) {
         let queued = QueuedJob(job: job, isolated: isolated)
         if isOwnerThread {
@@ -69,7 +69,7 @@ extension EVRunLoop: SerialExecutor, TaskExecutor {
             let wakes = shared.inbox.withLock {
                 $0.jobs.append(queued)
                 shared.inboxPending.store(true, ordering: .releasing)
-                return $0.signal()
+                return $0.oweWake()
             }
             if wakes { backend.wakeUp() }
         }

@@ -119,7 +119,7 @@ extension EVRunLoop {
         /// One callout: the longest one in ``longestCallout``.
         public struct Callout: Sendable, Hashable {
             /// What kind of callout.
-            public var kind: Stall.Kind
+            public var kind: CalloutKind
             /// Its label (a timer's, a source's, an observer's, a block's), or the kind's name.
             public var label: String
             /// How long it ran.
@@ -131,7 +131,7 @@ extension EVRunLoop {
             ///   - kind: its kind.
             ///   - label: its label.
             ///   - duration: how long it ran.
-            public init(kind: Stall.Kind, label: String, duration: Duration) {
+            public init(kind: CalloutKind, label: String, duration: Duration) {
                 self.kind = kind
                 self.label = label
                 self.duration = duration
@@ -147,7 +147,9 @@ extension EVRunLoop {
         /// How many times ``EVRunLoop/resetMetrics()`` set the figures back to zero: a
         /// reporter that sends differences starts again from zero when it changes.
         public var resets = 0
-        /// Passes of the run loop (as ``Statistics/passes``).
+        /// Passes of the run loop since metrics were turned on or reset. ``Statistics/passes``
+        /// counts the same passes for the loop's own thread, always on and reset apart
+        /// (``EVRunLoop/resetStatistics()``); this one is for other threads and reporters.
         public var passes = 0
         /// Waits that slept, by why they ended (reasons that never ended one are absent).
         public var wakes: [Trace.WakeReason: Int] = [:]
@@ -155,8 +157,8 @@ extension EVRunLoop {
         /// before the block, handler or callout of its object to one after it. A timer fired
         /// right after another in one pass starts at the other's end reading (one reading
         /// per fire, not two), so its duration also holds the loop's rescheduling of the
-        /// one before, tens of nanoseconds.
-        public var callouts: [Stall.Kind: Histogram] = [:]
+        /// one before.
+        public var callouts: [CalloutKind: Histogram] = [:]
         /// How late each timer fired: the callout's start minus the fire date it served
         /// (tolerance included: a timer fired within its tolerance counts its lateness too).
         public var lateness = Histogram()

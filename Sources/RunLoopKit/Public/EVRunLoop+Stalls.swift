@@ -2,24 +2,12 @@ extension EVRunLoop {
     /// A callout that ran, or still runs, past the threshold given to
     /// ``EVRunLoop/reportStalls(over:_:)``.
     public struct Stall: Sendable, Hashable, CustomStringConvertible {
-        /// What kind of callout.
-        public enum Kind: UInt8, Sendable, Hashable {
-            /// A timer's block.
-            case timer = 1
-            /// A source's handler.
-            case source
-            /// An observer's callout.
-            case observer
-            /// A block queued with ``EVRunLoop/perform(inModes:label:_:)``.
-            case block
-            /// A job of the loop's executor.
-            case job
-            /// libdispatch's main queue, run by the main loop.
-            case mainQueue
-        }
+        /// The kind of a callout, now ``EVRunLoop/CalloutKind``, which metrics name too.
+        @available(*, deprecated, renamed: "EVRunLoop.CalloutKind")
+        public typealias Kind = CalloutKind
 
         /// What kind of callout.
-        public var kind: Kind
+        public var kind: CalloutKind
         /// Its label (a timer's, a source's, an observer's, a block's), or the kind's name; a
         /// report made while the callout runs has the label's first 32 bytes.
         public var label: String
@@ -36,7 +24,7 @@ extension EVRunLoop {
         ///   - label: its label.
         ///   - duration: how long it ran.
         ///   - isFinished: whether it had returned.
-        public init(kind: Kind, label: String, duration: Duration, isFinished: Bool) {
+        public init(kind: CalloutKind, label: String, duration: Duration, isFinished: Bool) {
             self.kind = kind
             self.label = label
             self.duration = duration

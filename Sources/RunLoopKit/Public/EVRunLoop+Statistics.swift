@@ -1,5 +1,7 @@
 extension EVRunLoop {
-    /// Counters of what a loop did, for measuring (the examples and the benchmark read them).
+    /// Counters of what a loop did, for measuring (the examples and the benchmark read them):
+    /// always on, read and reset on the loop's thread only. ``Metrics`` is the opt-in set that
+    /// other threads read (its ``Metrics/passes`` counts the same passes, reset apart).
     ///
     /// There is no CFRunLoop counterpart; libev's `ev_iteration` counts passes the same way.
     public struct Statistics: Hashable, Sendable {

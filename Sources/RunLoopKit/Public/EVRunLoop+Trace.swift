@@ -171,7 +171,7 @@ extension EVRunLoop {
 
         // No dynamic exclusivity checks (`@exclusivity(unchecked)`): a trace is used on its
         // loop's thread, and no access to these spans a callout, so accesses never overlap.
-        // The checks cost a callout about 390 instructions (Benchmarks/PROFILING.md).
+        // What the checks cost a callout: Benchmarks/PROFILING.md, "Watching a loop".
         @exclusivity(unchecked) private var ring: [Record] = []
         /// Each mode a recorded run ran, once. Loop thread (as the whole trace), unchecked as
         /// the engine's fields are: read at every record.

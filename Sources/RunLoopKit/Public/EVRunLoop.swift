@@ -302,23 +302,23 @@ public final class EVRunLoop: @unchecked Sendable {
             if engine.polledRun != nil && !engine.isInPolledCall { engine.blockQueuedWhilePolled = true }
         } else {
             // A wake is sent by the first block since the loop last drained its inbox
-            // (``Inbox/isSignalled``); later ones ride on it.
+            // (``Inbox/isWakeOwed``); later ones ride on it.
             let wakes = shared.inbox.withLock { inbox in
                 guard !inbox.isClosed else { return false }
                 // Moved in, not copied: a copy would retain its three references.
                 inbox.blocks.append(queued.take().unsafelyUnwrapped)
                 shared.inboxPending.store(true, ordering: .releasing)
-                return inbox.signal()
+                return inbox.oweWake()
             }
             if wakes { wakeUp() }
         }
     }
 
     /// Runs `task` on the loop's thread, given the loop's engine, at its next pass or before
-    /// its next wait, waking it (unless a wake is owed already: ``Inbox/isSignalled``); drops
+    /// its next wait, waking it (unless a wake is owed already: ``Inbox/isWakeOwed``); drops
     /// it if the loop's thread has exited.
     func enqueue(_ task: @escaping @Sendable (LoopEngine) -> Void) {
-        if pushTask(task, signalling: true) { wakeUp() }
+        if pushTask(task, owingWake: true) { wakeUp() }
     }
 
     /// Runs `task` on the loop's thread at its next pass or before its next wait; wakes the
@@ -326,24 +326,24 @@ public final class EVRunLoop: @unchecked Sendable {
     /// that the coming wake serves anyway costs no extra wake. Drops it if the loop's thread
     /// has exited.
     func enqueue(_ task: @escaping @Sendable (LoopEngine) -> Void, wakingIfSleepingPast latest: Int64) {
-        guard pushTask(task, signalling: false) else { return }
+        guard pushTask(task, owingWake: false) else { return }
         // Pairs with the fence in the pass's `planWait`: either the loop sees this task before
         // it sleeps, or this sees the wait it planned.
         atomicMemoryFence(ordering: .sequentiallyConsistent)
         let planned = shared.plannedWake.load(ordering: .relaxed)
-        // This wake is sent whether or not the inbox is signalled: it did not mark it.
+        // This wake is sent whether or not one is owed: the push did not record one.
         if latest < planned { wakeUp() }
     }
 
     /// Hands `task` to the inbox; false if the loop's thread has exited, or when
-    /// `signalling`, if a wake is owed already (``Inbox/isSignalled``), which the caller then
+    /// `owingWake`, if a wake is owed already (``Inbox/isWakeOwed``), which the caller then
     /// need not send.
-    private func pushTask(_ task: @escaping @Sendable (LoopEngine) -> Void, signalling: Bool) -> Bool {
+    private func pushTask(_ task: @escaping @Sendable (LoopEngine) -> Void, owingWake: Bool) -> Bool {
         shared.inbox.withLock { inbox in
             guard !inbox.isClosed else { return false }
             inbox.tasks.append(task)
             shared.inboxPending.store(true, ordering: .releasing)
-            return signalling ? inbox.signal() : true
+            return owingWake ? inbox.oweWake() : true
         }
     }
 

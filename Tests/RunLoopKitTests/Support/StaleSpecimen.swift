@@ -86,14 +86,14 @@ final class StaleSpecimen: @unchecked Sendable {
     func makeReady() {
         switch kind {
         case .pipe, .socket: _ = write(peer, "x", 1)
-        case .eventfd: _ = clibev_eventfd_signal(handle)
+        case .eventfd: _ = clibev_eventfd_increment(handle)
         case .timerfd: _ = clibev_timerfd_arm(handle, clibev_monotonic_ns() + 1, 0)
         case .signalfd: _ = pthread_kill(loopThread, SIGWINCH)
         case .inotify:
             files += 1
             let made = open("\(directory)/f\(files)", O_WRONLY | O_CREAT, 0o600)
             if made >= 0 { close(made) }
-        case .epoll: _ = clibev_eventfd_signal(peer)
+        case .epoll: _ = clibev_eventfd_increment(peer)
         case .pidfd: _ = kill(child, SIGKILL)
         case .regularFile: break
         }
