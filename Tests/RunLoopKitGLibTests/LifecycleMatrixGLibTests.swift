@@ -273,6 +273,7 @@ enum GLibLifecycle {
         loop.perform(inModes: [.common], label: "host") {
             let context = g_main_context_new()
             let host = loop.host(context, in: [.common])
+            g_main_context_unref(context)  // the hosting holds it
             let call = GLibCall {
                 inDispatch.signal()
                 _ = release.wait(timeout: .now() + 10)
@@ -280,9 +281,12 @@ enum GLibLifecycle {
                 return false
             }
             attachTimeout(30, to: context, call)
-            // The observer keeps the callback (and the hosting) as long as the loop keeps it.
+            // The observer keeps the callback (and the hosting) as long as the loop keeps it,
+            // and unhosts when the run ends, before the thread does (as the hosting requires:
+            // the hosting's observers hold it until then).
             let exit = EVObserver(activities: .exit) { _, _ in
-                withExtendedLifetime((host, call)) { log.value.append("exit") }
+                withExtendedLifetime(call) { log.value.append("exit") }
+                host.unhost()
             }
             loop.add(exit, forMode: .default)
         }

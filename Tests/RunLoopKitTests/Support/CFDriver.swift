@@ -104,6 +104,15 @@ final class CFDriver: LoopDriver, @unchecked Sendable {
         return result
     }
 
+    func tearDown() {
+        for observer in observers.values { CFRunLoopObserverInvalidate(observer) }
+        for timer in timers.values { CFRunLoopTimerInvalidate(timer) }
+        for source in sources.values { CFRunLoopSourceInvalidate(source) }
+        observers = [:]
+        timers = [:]
+        sources = [:]
+    }
+
     func stop() { CFRunLoopStop(loop) }
     func wakeUp() { CFRunLoopWakeUp(loop) }
     func addCommonMode(_ mode: String) { CFRunLoopAddCommonMode(loop, Self.mode(mode)) }

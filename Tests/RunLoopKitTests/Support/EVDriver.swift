@@ -128,6 +128,15 @@ final class EVDriver: LoopDriver, @unchecked Sendable {
         }
     }
 
+    func tearDown() {
+        for observer in observers.values { observer.invalidate() }
+        for timer in timers.values { timer.invalidate() }
+        for source in sources.values { source.invalidate() }
+        observers = [:]
+        timers = [:]
+        sources = [:]
+    }
+
     func stop() { loop.stop() }
     func wakeUp() { loop.wakeUp() }
     func addCommonMode(_ mode: String) { loop.addCommonMode(Self.mode(mode)) }

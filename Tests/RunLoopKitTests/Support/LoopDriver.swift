@@ -36,6 +36,10 @@ protocol LoopDriver: AnyObject, Sendable {
     func nextFireDate(_ label: String) -> Double
     /// The loop's wall clock now, in seconds on the scale of ``nextFireDate(_:)``.
     func wallNow() -> Double
+    /// Ends the scenario: invalidates every observer, timer and source the driver made and
+    /// lets them go. A scenario's callouts capture its driver, which holds what holds the
+    /// callouts; this breaks that cycle, so the driver and its loop objects are freed.
+    func tearDown()
 }
 
 /// The deadline of a run whose trace has passes that end before the one that waits for the
@@ -131,24 +135,28 @@ func runScenario(on kind: LoopKind, _ scenario: @escaping @Sendable (any LoopDri
         return onFreshThread {
             let driver = EVDriver(loop: EVRunLoop(clock: EVVirtualClock()))
             scenario(driver)
+            driver.tearDown()
             return driver.log
         }
     case .libev:
         return onFreshThread {
             let driver = EVDriver(loop: EVRunLoop.current)
             scenario(driver)
+            driver.tearDown()
             return driver.log
         }
     case .polled:
         return onFreshThread {
             let driver = EVDriver(loop: EVRunLoop.current, polled: true)
             scenario(driver)
+            driver.tearDown()
             return driver.log
         }
     case .coreFoundation:
         return onFreshThread {
             let driver = CFDriver()
             scenario(driver)
+            driver.tearDown()
             return driver.log
         }
     }
