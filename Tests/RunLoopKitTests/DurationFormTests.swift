@@ -111,6 +111,18 @@ struct DurationFormTests {
                     == .nanoseconds(Int64.max))
     }
 
+    @Test("the time between two instants is exact, never wrapped past Int64 nanoseconds")
+    func instantDifferenceExact() {
+        // A virtual clock may start anywhere in Int64 (even at Int64.min): distantFuture
+        // minus a negative instant is more than Int64.max nanoseconds, and still positive.
+        let early = EVRunLoop.Instant(nanoseconds: -5)
+        #expect(EVRunLoop.Instant.distantFuture - early == .nanoseconds(Int64.max) + .nanoseconds(5))
+        #expect(early.duration(to: .distantFuture) > .zero)
+        #expect(EVRunLoop.Instant(nanoseconds: .min) - .distantFuture
+                    == .nanoseconds(Int64.min) - .nanoseconds(Int64.max))
+        #expect(EVRunLoop.Instant(nanoseconds: 7) - EVRunLoop.Instant(nanoseconds: 3) == .nanoseconds(4))
+    }
+
     @Test("a tick carries its pass's wake on the loop's clock beside the wall clock")
     func tickWakeInstant() throws {
         let outcome = try onVirtualLoop { loop in

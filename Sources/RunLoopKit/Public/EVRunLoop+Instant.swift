@@ -51,7 +51,9 @@ extension EVRunLoop {
         ///   - b: the instant to measure from.
         /// - Returns: the time from `b` to `a`; negative when `a` is earlier.
         public static func - (a: Instant, b: Instant) -> Duration {
-            .nanoseconds(a.nanoseconds &- b.nanoseconds)
+            // In Duration's own range: the difference of two Int64 nanosecond counts can
+            // exceed Int64 (a virtual clock may start at a negative instant).
+            .nanoseconds(a.nanoseconds) - .nanoseconds(b.nanoseconds)
         }
 
         public var description: String { "\(Double(nanoseconds) / 1e9)s" }
