@@ -10,7 +10,7 @@ let package = Package(
     dependencies: [
         // The library, by path: the repository root; the scenarios' logic libraries, from
         // the examples' package.
-        .package(name: "RunLoopKit", path: "../.."),
+        .package(name: "RunLoopKit", path: "../..", traits: ["Metrics"]),
         .package(name: "Examples", path: ".."),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
