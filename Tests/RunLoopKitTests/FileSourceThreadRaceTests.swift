@@ -31,7 +31,11 @@ struct FileSourceThreadRaceTests {
                 }
                 let invalidator = Thread {
                     for (index, source) in sources.enumerated() {
-                        while next.load(ordering: .acquiring) <= index {}
+                        // After the add's claim, so that the race is the one named above: an
+                        // add of a source invalidated before it is a misuse, which stops the
+                        // program (the adder, preempted between its store and its add, let
+                        // this thread invalidate first in a ThreadSanitizer run).
+                        while next.load(ordering: .acquiring) <= index || source.loop == nil {}
                         source.invalidate()
                     }
                     finished.add(1, ordering: .releasing)
