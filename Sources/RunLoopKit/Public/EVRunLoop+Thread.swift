@@ -85,8 +85,10 @@ extension EVRunLoop {
     /// ``stop()`` ends the innermost run only, and is dropped between two runs, CF's rule;
     /// the thread's flag, `LoopThreadHost.isStopping`, ends its loop between runs.)
     func stopEveryRun() {
-        shared.stopsEveryRun.store(true, ordering: .releasing)
-        shared.stopRequested.store(true, ordering: .releasing)
+        // Sequentially consistent: a run's end that overwrites this stop then sees the flag
+        // (``LoopEngine/leaveRun(_:)``).
+        shared.stopsEveryRun.store(true, ordering: .sequentiallyConsistent)
+        shared.stopRequested.store(true, ordering: .sequentiallyConsistent)
         wakeUp()
     }
 
