@@ -8,6 +8,9 @@ struct TestSeams {
     /// In ``LoopEngine/leaveRun(_:)``, between its read of the shutdown's flag
     /// (`stopsEveryRun`) and its store of the stop request. Loop thread.
     var leaveRunBeforeStopStore: (@Sendable () -> Void)?
+    /// In ``EVRunLoop/add(_:forMode:)-(EVSource,_)`` called off the loop's thread, after a
+    /// file source became the loop's and before its watch is registered. Adding thread.
+    var addBeforeFileRegister: (@Sendable () -> Void)?
 }
 
 extension LoopShared {

@@ -31,6 +31,9 @@ extension EVRunLoop {
             engine.addOnLoopThread(source, forMode: mode)
         } else if let watch = source.fileWatch {
             // A file's watch starts now: the changes made after the add are the source's.
+#if DEBUG
+            shared.seam(\.addBeforeFileRegister)
+#endif
             let failure = engine.inotify.register(source, watch)
             enqueue { $0.addOnLoopThread(source, forMode: mode, failure: failure) }
         } else {
