@@ -54,4 +54,35 @@ struct FileSourceThreadRaceTests {
             #expect(leaked == 0, "\(leaked) of \(count) invalidated sources still registered")
         }
     }
+    @Test("a file source invalidated between another thread's add and its watch's registration keeps no watch")
+    func invalidatedBeforeRegistration() {
+        FileSourceTests.withDirectory { directory in
+            let fired = Atomic<Int>(0)
+            let source = try! EVSource(watching: directory, label: "late") { _ in fired.add(1, ordering: .relaxed) }
+            let loop = EVRunLoop.startThread(name: "file-race")
+            loop.shared.seams.withLock {
+                $0.addBeforeFileRegister = {
+                    // The invalidation's removal runs on the loop's thread before the add registers.
+                    source.invalidate()
+                    let removed = DispatchSemaphore(value: 0)
+                    loop.enqueue { _ in removed.signal() }
+                    _ = removed.wait(timeout: .now() + 10)
+                }
+            }
+            loop.add(source, forMode: .default)
+            loop.shared.seams.withLock { $0.addBeforeFileRegister = nil }
+            let added = DispatchSemaphore(value: 0)
+            loop.enqueue { _ in added.signal() }
+            #expect(added.wait(timeout: .now() + 10) == .success)
+            #expect(!loop.engine.inotify.isRegistered(source), "the invalidated source keeps its share of the directory's watch")
+            // A change after the invalidation calls nothing.
+            _ = FileManager.default.createFile(atPath: directory + "/after", contents: Data())
+            let passed = DispatchSemaphore(value: 0)
+            loop.add(EVTimer(interval: 0.2, repeats: false) { _ in passed.signal() }, forMode: .default)
+            #expect(passed.wait(timeout: .now() + 10) == .success)
+            let fires = fired.load(ordering: .relaxed)
+            #expect(fires == 0)
+            loop.syncShutdown()
+        }
+    }
 }

@@ -60,6 +60,20 @@ struct MisuseTests {
         #expect(standardError(result).contains("belongs to another loop"))
     }
 
+    @Test("a descriptor source on the loop's own poll descriptor")
+    func sourceOnOwnPollDescriptor() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let loop = EVRunLoop.startThread(name: "itself")
+            let source = try EVSource(fileDescriptor: loop.pollDescriptor, label: "itself") { _ in }
+            loop.add(source, forMode: .default)
+            // The add stops the process, or else the loop's thread does; a loop that went on
+            // watching ends the test.
+            _ = DispatchSemaphore(value: 0).wait(timeout: .now() + 5)
+        }
+        #expect(standardError(result).contains(
+            "EVRunLoop.add(_:forMode:): source 'itself' watches this loop's own pollDescriptor"))
+    }
+
     @Test("the library checks misuse with a helper whose message survives -O, never with precondition")
     func noPreconditionInSources() throws {
         let root = URL(fileURLWithPath: #filePath)

@@ -62,6 +62,9 @@ protocol Backend: AnyObject, Sendable {
     /// ``prepareForeignWait(_:events:)`` has passed. Nil when the backend has none (the
     /// virtual one). Safe from any thread; the same descriptor for the backend's life.
     var pollDescriptor: Int32? { get }
+    /// Whether `fd` is the number of ``pollDescriptor``, asked without handing it out. Safe
+    /// from any thread.
+    func isPollDescriptor(_ fd: Int32) -> Bool
     /// Readies a wait that another loop does by polling ``pollDescriptor``: arms the
     /// descriptor for `wait`'s deadline (where ``wait(_:events:)`` would end a wait, without
     /// spinning), applies watch changes to the kernel's set and collects what is ready

@@ -468,6 +468,11 @@ final class LibevBackend: Backend, @unchecked Sendable {
         return fd >= 0 ? fd : nil
     }
 
+    /// Reads libev's backend descriptor without recording it as handed out (a number handed
+    /// out is kept across a fork: ``keepPollDescriptor()``). libev sets it when the loop is
+    /// made and changes it only in a forked child's adoption.
+    func isPollDescriptor(_ fd: Int32) -> Bool { fd >= 0 && fd == clibev_backend_fd(loop) }
+
     var foreignDeadlinePassed: Bool { deadlineFired }
 
     /// Arms the deadline timerfd at the wait's target (a precise deadline at its instant: no

@@ -55,6 +55,7 @@ final class VirtualBackend: Backend {
 
     /// A virtual loop has no descriptor to poll: its time moves by hand, not by the kernel's.
     var pollDescriptor: Int32? { nil }
+    func isPollDescriptor(_ fd: Int32) -> Bool { false }
     var foreignDeadlinePassed: Bool { false }
     func prepareForeignWait(_ wait: Wait, events: any BackendEvents) -> EVRunLoop.Instant {
         misuse("EVRunLoop: a loop on a virtual clock cannot be driven by another loop; it has no descriptor")

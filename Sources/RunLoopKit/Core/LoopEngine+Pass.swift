@@ -50,13 +50,22 @@ extension LoopEngine {
     @inline(__always)
     func leaveRun(_ frame: RunFrame) {
         shared.activeRuns.subtract(1, ordering: .releasing)
-        if shared.stopsEveryRun.load(ordering: .acquiring) {
+        var everyRun = shared.stopsEveryRun.load(ordering: .acquiring)
+#if DEBUG
+        shared.seam(\.leaveRunBeforeStopStore)
+#endif
+        if !everyRun, frame.enclosingStop || shared.stopRequested.load(ordering: .relaxed) {
+            shared.stopRequested.store(frame.enclosingStop, ordering: .sequentiallyConsistent)
+            // A shutdown between the read above and this store had its stop overwritten: read
+            // its flag again. Its two stores and these two accesses are all sequentially
+            // consistent, so a stop this store overwrote comes with a flag this load sees.
+            everyRun = shared.stopsEveryRun.load(ordering: .sequentiallyConsistent)
+        }
+        if everyRun {
             // The enclosing run ends too; its pass may be before its wait, and the wake that
             // carried the stop was this run's, so it gets one of its own.
             shared.stopRequested.store(true, ordering: .releasing)
             if runStack.count > 1 { backend.wakeUp() }
-        } else if frame.enclosingStop || shared.stopRequested.load(ordering: .relaxed) {
-            shared.stopRequested.store(frame.enclosingStop, ordering: .releasing)
         }
         shared.ignoreWakeUps.store(frame.enclosingIgnoresWakes, ordering: .releasing)
         runStack.removeLast()

@@ -11,7 +11,12 @@ extension LoopEngine: BackendEvents {
     /// own (an invalidate that comes later finds the loop and removes the source).
     /// `failure`: why inotify refused a file source's watch, as the adding thread made it.
     func addOnLoopThread(_ source: EVSource, forMode mode: Mode, failure: Error? = nil) {
-        guard source.isValid else { return }
+        guard source.isValid else {
+            // Invalidated since an add from another thread, which registered a file source's
+            // watch there, perhaps after the invalidation's removal ran here: let go of it.
+            if let watch = source.fileWatch { unregisterFileSource(source, watch) }
+            return
+        }
         if let failure, let state = states(for: mode).first {
             fail(source, with: failure, in: state)
             return

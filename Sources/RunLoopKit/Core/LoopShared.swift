@@ -36,6 +36,10 @@ final class LoopShared: Sendable {
     let plannedWake = Atomic<Int64>(.min)
     /// Runs in progress (nested ones included); a stop with none in progress is dropped (``EVRunLoop/stop()``).
     let activeRuns = Atomic<Int>(0)
+#if DEBUG
+    /// The tests' hooks into race windows (``TestSeams``).
+    let seams = Mutex(TestSeams())
+#endif
 
     /// How many ``LoopLink``s hold this state. They hold it through one reference, taken
     /// when the count leaves 0 and let go of when it comes back: a claim then costs one

@@ -59,7 +59,9 @@ extension EVRunLoop {
     /// It is libev's backend descriptor (its epoll instance), which holds every descriptor
     /// the loop watches: the timerfd armed at the pass's deadline, the eventfd of wakes and
     /// caught signals, the sources' descriptors. A loop on a virtual clock has none: asking
-    /// stops the program with a message.
+    /// stops the program with a message. It is for another loop: a descriptor source of this
+    /// loop on it (the loop waiting on itself, which epoll refuses) stops the program with a
+    /// message too, at ``add(_:forMode:)-(EVSource,_)``.
     ///
     /// A loop driven from a `poll()` loop until its mode has nothing left:
     ///

@@ -14,6 +14,13 @@ extension EVRunLoop {
     public func add(_ source: EVSource, forMode mode: Mode) {
         require(source.isManual || source.isIdle || backend.watchesKernelEvents,
                 "EVRunLoop.add(_:forMode:): \(source.kind) sources need the real loop, not an EVVirtualClock loop")
+        if let fd = source.kind.fileDescriptor, backend.isPollDescriptor(fd) {
+            // epoll refuses to hold itself, and libev aborts when epoll refuses a descriptor.
+            misuse("EVRunLoop.add(_:forMode:): source \(source.label.map { "'\($0)' " } ?? "")watches this loop's own "
+                + "pollDescriptor (\(fd)), which is readable when the loop has work: a loop cannot wait on itself. "
+                + "Hand pollDescriptor to the loop that drives this one (another loop's descriptor source, GLib, "
+                + "poll) and run this loop's passes from there (preparePolledPass, dispatchPolledPass)")
+        }
         let onLoopThread = isOwnerThread
         switch source.link.claim(for: .passUnretained(shared)) {
         case .claimed: break
@@ -24,6 +31,9 @@ extension EVRunLoop {
             engine.addOnLoopThread(source, forMode: mode)
         } else if let watch = source.fileWatch {
             // A file's watch starts now: the changes made after the add are the source's.
+#if DEBUG
+            shared.seam(\.addBeforeFileRegister)
+#endif
             let failure = engine.inotify.register(source, watch)
             enqueue { $0.addOnLoopThread(source, forMode: mode, failure: failure) }
         } else {
