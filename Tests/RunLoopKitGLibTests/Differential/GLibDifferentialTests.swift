@@ -63,7 +63,7 @@ func differences(of scenario: GLibScenario) async -> [String] {
         for (mine, glib) in zip(outcome.entries, oracle.entries) where abs(mine.at - glib.at) > latencyBound {
             problems.append("\(mine.name) \(Int((mine.at - glib.at) * 1000)) ms from GLib's: \(where_)")
         }
-        if driver.pollsLikeGLib && outcome.polls > 3 * oracle.polls + 20 + driver.extraPolls(inMilliseconds: scenario.endAfter) {
+        if driver.pollsLikeGLib && outcome.polls > 3 * oracle.polls + 20 + driver.extraPolls(inMilliseconds: outcome.milliseconds) {
             problems.append("GLib polled \(outcome.polls) times (its own loop: \(oracle.polls)): \(where_)")
         }
     }

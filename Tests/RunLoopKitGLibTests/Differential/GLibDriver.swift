@@ -140,9 +140,30 @@ enum GLibDriver: String, CaseIterable, Sendable, CustomStringConvertible {
 
     private func start(_ scenario: GLibScenario, _ run: ScenarioRun) {
         scenario.setUp(run)
-        run.timeout(scenario.endAfter, priority: G_PRIORITY_LOW) {
-            run.log("end")
-            run.finish()
+        Self.end(run, after: scenario.endAfter, atLatest: Double(scenario.endAfter) / 1000 + Self.endGrace)
+    }
+
+    /// How long a run stays quiet (nothing dispatched) before its end may come: longer than any
+    /// gap a scenario schedules between two of its dispatches.
+    static let quietBeforeEnd = 0.15
+    /// How far past its planned end a run may go on while it is not quiet.
+    static let endGrace = 5.0
+
+    /// Ends `run` with the low-priority timeout after `milliseconds`, or later if something was
+    /// dispatched within ``quietBeforeEnd`` of it (then it waits until that much quiet, at most
+    /// until `latest` seconds). A fixed end cut a run short when the machine stalled the
+    /// process past the end's due time: the dispatch the stall delayed was then due after the
+    /// end, in GLib's own loop as in RunLoopKit's drivers.
+    private static func end(_ run: ScenarioRun, after milliseconds: UInt32, atLatest latest: Double) {
+        run.timeout(milliseconds, priority: G_PRIORITY_LOW) {
+            let now = monotonicSeconds() - run.start
+            let quiet = now - (run.entries.last?.at ?? 0)
+            if quiet >= GLibDriver.quietBeforeEnd || now >= latest {
+                run.log("end")
+                run.finish()
+            } else {
+                GLibDriver.end(run, after: UInt32(((GLibDriver.quietBeforeEnd - quiet) * 1000).rounded(.up)), atLatest: latest)
+            }
             return false
         }
     }
@@ -158,6 +179,8 @@ struct GLibOutcome: Sendable, CustomStringConvertible {
     let polls: Int
 
     var names: [String] { entries.map(\.name) }
+    /// How long the run took, to its end's dispatch.
+    var milliseconds: UInt32 { UInt32(((entries.last?.at ?? 0) * 1000).rounded(.up)) }
 
     var description: String {
         entries.map { "\($0.name) @\(Int(($0.at * 1000).rounded())) ms" }.joined(separator: ", ") + "; \(polls) polls"
