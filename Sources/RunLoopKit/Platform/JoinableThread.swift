@@ -1,10 +1,11 @@
 internal import CRunLoopKitLibev
 import Glibc
 
-/// A POSIX thread that runs one closure and is joined when it ends, not detached: a joined
-/// thread is gone from the process (its stack freed, its entry in `/proc/self/task`
-/// removed) by the time ``join()`` returns. Foundation's `Thread` is detached and cannot be
-/// joined.
+/// A POSIX thread that runs one closure and is joined when it ends: a joined thread is gone
+/// from the process (its stack freed, its entry in `/proc/self/task` removed) by the time
+/// ``join()`` returns. Foundation's `Thread` is detached and cannot be joined. One that
+/// nothing waits for (the thread that joins another for an async caller) is detached
+/// instead (``detach()``).
 struct JoinableThread: Sendable {
     private let handle: pthread_t
 
@@ -37,6 +38,13 @@ struct JoinableThread: Sendable {
     func join() {
         let status = pthread_join(handle, nil)
         require(status == 0, "EVRunLoop: pthread_join failed: \(String(cString: strerror(status))) (errno \(status))")
+    }
+
+    /// Lets the thread go without a join (`pthread_detach`): it frees itself when it ends.
+    /// Once per thread, instead of ``join()``.
+    func detach() {
+        let status = pthread_detach(handle)
+        require(status == 0, "EVRunLoop: pthread_detach failed: \(String(cString: strerror(status))) (errno \(status))")
     }
 
     /// `name`'s longest prefix of whole characters that fits the kernel's 15 bytes.

@@ -125,8 +125,10 @@ final class LoopThreadHost: Sendable {
     }
 
     /// Stops `loop`'s thread (the first call), and calls `done` once the thread has been
-    /// joined: the first caller joins, on its own thread when `blocking`, else on a
-    /// dispatch worker; later callers wait for that join.
+    /// joined: the first caller joins, on its own thread when `blocking`, else on a thread
+    /// of its own (detached), never a libdispatch worker: on Linux the Swift concurrency
+    /// global executor and `DispatchQueue.global()` share those, and work that blocks them
+    /// would hold the join back; later callers wait for that join.
     func shutDown(_ loop: EVRunLoop, blocking: Bool, done: @escaping @Sendable () -> Void) {
         enum Role { case joiner, waiter, finished }
         let role = state.withLock { state -> Role in
@@ -151,7 +153,7 @@ final class LoopThreadHost: Sendable {
             if blocking {
                 join()
             } else {
-                DispatchQueue.global().async { self.join() }
+                JoinableThread(name: "EVRunLoop join") { self.join() }.detach()
             }
         }
     }
