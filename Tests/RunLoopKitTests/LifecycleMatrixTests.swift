@@ -26,7 +26,7 @@ struct LifecycleMatrixTests {
     @Test("each operation from each state", arguments: Operation.allCases, State.allCases)
     func matrix(operation: Operation, state: State) async throws {
         let subject = LifecycleSubject()
-        let reached = subject.reach(state, withTimers: operation == .invalidate)
+        let reached = await subject.reach(state, withTimers: operation == .invalidate)
         try #require(reached, "the loop did not reach the state \(state.rawValue) within 10 s")
         let start = subject.log.withLock { $0.count }
         switch operation {
@@ -37,16 +37,16 @@ struct LifecycleMatrixTests {
             // nested in goes on (the probe block runs in it); else the thread's run returns
             // and the thread runs its mode again.
             let nested = state == .nestedCommon || state == .nestedPrivate
-            #expect(subject.waitFor(nested ? "nested stopped" : "entry default"))
+            #expect(await subject.waitFor(nested ? "nested stopped" : "entry default"))
             subject.loop.perform(inModes: [.common, "private"], label: "probe") { subject.record("probe") }
-            #expect(subject.waitFor("probe"))
+            #expect(await subject.waitFor("probe"))
             let expected: [String] = switch state {
             case .idle, .asleep, .inCallout: ["exit default", "entry default", "probe"]
             case .nestedCommon: ["exit default", "nested stopped", "probe"]
             case .nestedPrivate: ["exit private", "nested stopped", "probe"]
             }
             #expect(subject.entries(from: start) == expected)
-            #expect(subject.end())
+            #expect(await subject.end())
         case .shutdown, .syncShutdown:
             if state == .inCallout {
                 Thread.detachNewThread { subject.releaseOnceStopRequested() }
@@ -55,7 +55,7 @@ struct LifecycleMatrixTests {
                 let returned = await returnsWithin(.seconds(30)) { await subject.loop.shutdown() }
                 #expect(returned, "shutdown() did not return within 30 s")
             } else {
-                #expect(subject.end(), "syncShutdown() did not return within 10 s")
+                #expect(await subject.end(), "syncShutdown() did not return within 10 s")
             }
             // Every run on the thread ended, innermost first; none started again.
             let expected: [String] = switch state {
@@ -69,11 +69,11 @@ struct LifecycleMatrixTests {
             timer.invalidate()
             subject.release.signal()
             // "after" is due after the invalidated timer's fire date, in the same modes.
-            #expect(subject.waitFor("after"))
+            #expect(await subject.waitFor("after"))
             let entries = subject.entries(from: start)
             #expect(!entries.contains("tick"), "the invalidated timer fired: \(entries)")
             #expect(!timer.isValid)
-            #expect(subject.end())
+            #expect(await subject.end())
             // The timer's block holds the subject, which holds the timer: let it go.
             subject.tick.withLock { $0 = nil }
         }
@@ -120,7 +120,7 @@ final class LifecycleSubject: Sendable {
 
     /// Brings the loop's thread into `state`, `withTimers`: with the invalidation's two timers
     /// added (in the common modes and "private"); false if it was not reached within 10 s.
-    func reach(_ state: LifecycleMatrixTests.State, withTimers: Bool) -> Bool {
+    func reach(_ state: LifecycleMatrixTests.State, withTimers: Bool) async -> Bool {
         let loop = loop
         loop.perform(inModes: [.common], label: "reach") { [self] in
             let tick = EVTimer(interval: 1, repeats: true, label: "tick") { _ in self.record("tick") }
@@ -152,17 +152,19 @@ final class LifecycleSubject: Sendable {
                 self.record("nested \(result)")
             }
         }
-        return reached.wait(timeout: .now() + 10) == .success
+        return await signalled(reached, within: .seconds(10))
     }
 
     /// Waits until `entry` is logged; false after 10 s.
-    func waitFor(_ entry: String) -> Bool {
+    func waitFor(_ entry: String) async -> Bool {
         let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if log.withLock({ $0.contains(entry) }) { return true }
-            usleep(1_000)
+        // Checked once more after the deadline: a sleep may end long after it on a loaded
+        // machine.
+        while !log.withLock({ $0.contains(entry) }) {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(1))
         }
-        return false
+        return true
     }
 
     /// Releases the callout once the loop has a stop request (the shutdown reached it), or
@@ -174,12 +176,12 @@ final class LifecycleSubject: Sendable {
     }
 
     /// Shuts the loop down; false if that took more than 10 s.
-    func end() -> Bool {
+    func end() async -> Bool {
         let ended = DispatchSemaphore(value: 0)
         Thread.detachNewThread { [loop] in
             loop.syncShutdown()
             ended.signal()
         }
-        return ended.wait(timeout: .now() + 10) == .success
+        return await signalled(ended, within: .seconds(10))
     }
 }

@@ -16,21 +16,21 @@ struct StartThreadTests {
     }
 
     /// Runs `body` on `loop` and waits for its result.
-    static func onLoop<T: Sendable>(_ loop: EVRunLoop, _ body: @escaping @Sendable () -> T) -> T {
+    static func onLoop<T: Sendable>(_ loop: EVRunLoop, _ body: @escaping @Sendable () -> T) async -> T {
         let result = Mutex<T?>(nil)
         let done = DispatchSemaphore(value: 0)
         loop.perform(inModes: [.common]) {
             result.withLock { $0 = body() }
             done.signal()
         }
-        done.wait()
+        _ = await signalled(done, within: .seconds(60))
         return result.withLock { $0! }
     }
 
     @Test("the loop runs on a named thread of its own, its timers and blocks there")
     func runsOnItsThread() async {
         let loop = EVRunLoop.startThread(name: "a-name-longer-than-15-bytes")
-        let (name, current, isLoopThread) = Self.onLoop(loop) {
+        let (name, current, isLoopThread) = await Self.onLoop(loop) {
             (Self.threadName(), EVRunLoop.current === loop, loop.isIsolatingCurrentContext() == true)
         }
         #expect(name == "a-name-longer-t")
@@ -57,7 +57,7 @@ struct StartThreadTests {
     func keptRunningWhileEmpty() async {
         let loop = EVRunLoop.startThread(name: "empty")
         try? await Task.sleep(for: .milliseconds(50))  // a run that finished would have ended the thread
-        let mode = Self.onLoop(loop) { loop.currentMode }
+        let mode = await Self.onLoop(loop) { loop.currentMode }
         #expect(mode == .default)
         await loop.shutdown()
     }
@@ -74,7 +74,7 @@ struct StartThreadTests {
             let timer = EVTimer(interval: 100, repeats: true) { _ in loop.wakeUp() }
             let source = EVSource { _ in loop.wakeUp() }
             let observer = LoopBox<EVObserver?>(nil)  // observers are added on the loop's thread
-            Self.onLoop(loop) {
+            await Self.onLoop(loop) {
                 observer.value = EVObserver(activities: .beforeWaiting) { _, _ in loop.wakeUp() }
                 loop.add(observer.value!, forMode: .common)
             }
@@ -108,9 +108,9 @@ struct StartThreadTests {
     }
 
     @Test("syncShutdown joins the thread")
-    func syncShutdown() {
+    func syncShutdown() async {
         let loop = EVRunLoop.startThread(name: "sync")
-        let tid = Self.onLoop(loop) {
+        let tid = await Self.onLoop(loop) {
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self"))?
                 .split(separator: "/").last.map(String.init) ?? "?"
         }
@@ -178,7 +178,7 @@ struct ShutdownNestedRunTests {
             keepAlive.invalidate()
             results.withLock { $0 += [result, again] }
         }
-        #expect(asleep.wait(timeout: .now() + 10) == .success)
+        #expect(await signalled(asleep, within: .seconds(10)))
         switch call {
         case .async:
             let returned = await returnsWithin(.seconds(30)) { await loop.shutdown() }
@@ -189,7 +189,7 @@ struct ShutdownNestedRunTests {
                 loop.syncShutdown()
                 ended.signal()
             }
-            let joined = ended.wait(timeout: .now() + 10) == .success
+            let joined = await signalled(ended, within: .seconds(10))
             #expect(joined, "syncShutdown() did not return within 10 s with the loop in a \(nesting.rawValue)")
         }
         #expect(results.withLock { $0 } == [.stopped, .stopped])

@@ -62,3 +62,16 @@ func returnsWithin(_ limit: Duration, _ body: @escaping @Sendable () async -> Vo
     while returned.value == 0 && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
     return returned.value > 0
 }
+
+/// Whether `semaphore` is signalled within `limit`, for async code: it is polled between
+/// short sleeps, so the waiting task holds no thread of the Swift concurrency pool (on Linux,
+/// libdispatch's workers, shared with `DispatchQueue.global()`), which a blocking wait would
+/// take from the tasks the awaited event may need.
+func signalled(_ semaphore: DispatchSemaphore, within limit: Duration) async -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while semaphore.wait(timeout: .now()) != .success {
+        guard ContinuousClock.now < deadline else { return false }
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+    return true
+}
