@@ -89,7 +89,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RunLoopKitGLibTests",
-            dependencies: ["RunLoopKit", "RunLoopKitGLib", "CRunLoopKitGLib"]
+            dependencies: ["RunLoopKit", "RunLoopKitGLib", "CRunLoopKitGLib", "RunLoopKitTestSupport"]
         ),
         // GLib scenarios on the real main thread (EVRunLoop.main hosting GLib's default
         // context, attached to it), run by GLibMainThreadTests.

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import RunLoopKit
 import RunLoopKitGLib
+import RunLoopKitTestSupport
 import Synchronization
 import Testing
 
@@ -20,9 +21,9 @@ struct GLibForkTests {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [state, kind] in
             GLibForkScenario(state: state, kind: kind).run()
         }
-        let text = result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
+        let (passed, text) = ForkedScenario.outcome(saying: result?.standardErrorContent)
         print("\(state), \(kind):", text)
-        #expect(text.hasSuffix("PASS\n"), "\(text)")
+        #expect(passed, "\(text)")
     }
 }
 
@@ -65,13 +66,6 @@ struct GLibForkScenario {
         var isDone: Bool { snapshot.timerAfter != nil && snapshot.glibAfter != nil }
     }
 
-    func say(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
-
-    /// Ends the scenario's process with its verdict said last (the runner reads it there).
-    func finish(_ passed: Bool) -> Never {
-        say(passed ? "PASS" : "FAIL")
-        exit(0)
-    }
 
     /// The loop's thread's part of a scenario: the context, hosted or attached, and its
     /// iteration.
@@ -134,27 +128,15 @@ struct GLibForkScenario {
     func verdict(_ values: Progress.Values) -> Int32 {
         let side = values.isChild ? "child" : "parent"
         guard let timer = values.timerAfter, let glib = values.glibAfter else {
-            say("\(side): RunLoopKit timer after \(String(describing: values.timerAfter)), GLib timeout after \(String(describing: values.glibAfter))")
+            ForkedScenario.say("\(side): RunLoopKit timer after \(String(describing: values.timerAfter)), GLib timeout after \(String(describing: values.glibAfter))")
             return 11
         }
         let onTime = { (late: Duration) in late >= .milliseconds(300) && late < .milliseconds(1_000) }
         if !values.isChild && !(onTime(timer) && onTime(glib)) {
-            say("parent: its 300 ms timer fired after \(timer), its 300 ms GLib timeout after \(glib)")
+            ForkedScenario.say("parent: its 300 ms timer fired after \(timer), its 300 ms GLib timeout after \(glib)")
             return 12
         }
         return 0
-    }
-
-    /// Waits up to 20 s for the child; its exit status, or -1 if it had to be killed.
-    static func waitForChild(_ pid: pid_t) -> Int32 {
-        var status: Int32 = 0
-        for _ in 0..<2_000 {
-            if waitpid(pid, &status, WNOHANG) == pid { return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f) }
-            usleep(10_000)
-        }
-        kill(pid, SIGKILL)
-        waitpid(pid, &status, 0)
-        return -1
     }
 
     func run() -> Never {
@@ -194,9 +176,8 @@ struct GLibForkScenario {
             stopping.store(true, ordering: .releasing)
             loop.wakeUp()
             let mine = verdict(progress.snapshot)
-            let childStatus = Self.waitForChild(child)
-            if childStatus != 0 { say("child: exit status \(childStatus)") }
-            finish(mine == 0 && childStatus == 0)
+            let childStatus = ForkedScenario.reapChild(child)
+            ForkedScenario.finish(mine == 0 && childStatus == 0)
         }
         let world = World(kind: kind)
         for _ in 0..<3 { world.step() }  // the loop's kernel objects in use
@@ -240,8 +221,7 @@ struct GLibForkScenario {
             while ContinuousClock.now < lingerEnd { world.step() }
             _exit(mine)
         }
-        let childStatus = child > 0 ? Self.waitForChild(child) : -2
-        if childStatus != 0 { say("child: exit status \(childStatus)") }
-        finish(mine == 0 && childStatus == 0)
+        let childStatus = ForkedScenario.reapChild(child)
+        ForkedScenario.finish(mine == 0 && childStatus == 0)
     }
 }

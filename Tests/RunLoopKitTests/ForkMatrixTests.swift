@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import RunLoopKit
+import RunLoopKitTestSupport
 import Synchronization
 import Testing
 
@@ -18,9 +19,9 @@ struct ForkMatrixTests {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [state, kind] in
             ForkScenario(state: state, kind: kind).run()
         }
-        let text = result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
+        let (passed, text) = ForkedScenario.outcome(saying: result?.standardErrorContent)
         print("\(state), \(kind):", text)
-        #expect(text.hasSuffix("PASS\n"), "\(text)")
+        #expect(passed, "\(text)")
     }
 }
 
@@ -77,13 +78,6 @@ struct ForkScenario {
         return (fds[0], fds[1])
     }
 
-    func say(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
-
-    /// Ends the scenario's process with its verdict said last (the runner reads it there).
-    func finish(_ passed: Bool) -> Never {
-        say(passed ? "PASS" : "FAIL")
-        exit(0)
-    }
 
     /// Adds the kind's source to `loop` (on its thread, before the fork).
     func addSource(to loop: EVRunLoop, fixture: inout Fixture, progress: Progress) {
@@ -194,34 +188,22 @@ struct ForkScenario {
     func verdict(_ values: Progress.Values) -> Int32 {
         let side = values.isChild ? "child" : "parent"
         if let error = values.kindError {
-            say("\(side): \(error)")
+            ForkedScenario.say("\(side): \(error)")
             return 10
         }
         guard let late = values.timerFiredAfter else {
-            say("\(side): its timer never fired")
+            ForkedScenario.say("\(side): its timer never fired")
             return 11
         }
         if !values.isChild && !(late >= .milliseconds(300) && late < .milliseconds(1_000)) {
-            say("parent: its 300 ms timer fired after \(late)")
+            ForkedScenario.say("parent: its 300 ms timer fired after \(late)")
             return 12
         }
         guard values.kindFired else {
-            say("\(side): its \(kind) source did not fire")
+            ForkedScenario.say("\(side): its \(kind) source did not fire")
             return 13
         }
         return 0
-    }
-
-    /// Waits up to 20 s for the child; its exit status, or -1 if it had to be killed.
-    static func waitForChild(_ pid: pid_t) -> Int32 {
-        var status: Int32 = 0
-        for _ in 0..<2_000 {
-            if waitpid(pid, &status, WNOHANG) == pid { return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f) }
-            usleep(10_000)
-        }
-        kill(pid, SIGKILL)
-        waitpid(pid, &status, 0)
-        return -1
     }
 
     /// Waits up to 5 s on this thread, which is not the loop's, for `progress` to be done.
@@ -277,10 +259,9 @@ struct ForkScenario {
             }
             afterFork(on: loop, isChild: false, fixture: fixture, progress: progress)
             let parent = verdict(Self.poll(progress))
-            let childStatus = Self.waitForChild(child)
-            if childStatus != 0 { say("child: exit status \(childStatus)") }
+            let childStatus = ForkedScenario.reapChild(child)
             if kind == .loopThread { loop.syncShutdown() } else { holder?.stop() }
-            finish(parent == 0 && childStatus == 0)
+            ForkedScenario.finish(parent == 0 && childStatus == 0)
         }
         if state == .idle {
             let child = fork()
@@ -295,9 +276,8 @@ struct ForkScenario {
                 loop.run(mode: .default, for: .milliseconds(500))
                 _exit(mine)
             }
-            let childStatus = Self.waitForChild(child)
-            if childStatus != 0 { say("child: exit status \(childStatus)") }
-            finish(mine == 0 && childStatus == 0)
+            let childStatus = ForkedScenario.reapChild(child)
+            ForkedScenario.finish(mine == 0 && childStatus == 0)
         }
         // In a callout, or in a callout of a nested run: the loop's thread forks there.
         let childSlot = Mutex<pid_t>(-1)
@@ -341,9 +321,8 @@ struct ForkScenario {
         }
         let mine = verdict(progress.snapshot)
         let child = childSlot.withLock { $0 }
-        let childStatus = child > 0 ? Self.waitForChild(child) : -2
-        if childStatus != 0 { say("child: exit status \(childStatus)") }
+        let childStatus = ForkedScenario.reapChild(child)
         if kind == .loopThread { loop.syncShutdown() }
-        finish(mine == 0 && childStatus == 0)
+        ForkedScenario.finish(mine == 0 && childStatus == 0)
     }
 }

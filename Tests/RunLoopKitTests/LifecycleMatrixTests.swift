@@ -158,11 +158,13 @@ final class LifecycleSubject: Sendable {
     /// Waits until `entry` is logged; false after 10 s.
     func waitFor(_ entry: String) async -> Bool {
         let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if log.withLock({ $0.contains(entry) }) { return true }
+        // Checked once more after the deadline: a sleep may end long after it on a loaded
+        // machine.
+        while !log.withLock({ $0.contains(entry) }) {
+            guard ContinuousClock.now < deadline else { return false }
             try? await Task.sleep(for: .milliseconds(1))
         }
-        return false
+        return true
     }
 
     /// Releases the callout once the loop has a stop request (the shutdown reached it), or

@@ -8,24 +8,22 @@ import Testing
 /// workers, and work that blocks them (a semaphore in a task, a sleep) would otherwise hold
 /// the join back, and the shutdown with it. The test calls the async form's join directly:
 /// an `await` resumes on those workers too, so with all of them blocked no awaiting test
-/// could see the shutdown return.
+/// could see the shutdown return. It blocks them in a child process (an exit test), so that
+/// the other tests of the run keep theirs.
 @Suite("Real time: shutting down with libdispatch's workers blocked", .timeLimit(.minutes(10)))
 struct ShutdownJoinTests {
-    /// More work items than libdispatch starts workers for, each blocked until released.
-    static let blockers = 512
-
     @Test("the async shutdown's join runs while every global worker is blocked")
-    func joinsWithWorkersBlocked() {
-        let loop = EVRunLoop.startThread(name: "workers-busy")
-        let release = DispatchSemaphore(value: 0)
-        for _ in 0..<Self.blockers { DispatchQueue.global().async { release.wait() } }
-        let joined = DispatchSemaphore(value: 0)
-        let host = loop.hostThread.withLock { $0 }
-        #expect(host != nil)
-        host?.shutDown(loop, blocking: false) { joined.signal() }
-        let returned = joined.wait(timeout: .now() + 10) == .success
-        for _ in 0..<Self.blockers { release.signal() }
-        if !returned { _ = joined.wait(timeout: .now() + 60) }
-        #expect(returned, "the async shutdown's join did not end within 10 s with \(Self.blockers) global work items blocked")
+    func joinsWithWorkersBlocked() async {
+        // Exit status 1: the join did not end within 10 s.
+        await #expect(processExitsWith: .success) {
+            let loop = EVRunLoop.startThread(name: "workers-busy")
+            // More work items than libdispatch starts workers for, each blocked for good.
+            let blocked = DispatchSemaphore(value: 0)
+            for _ in 0..<512 { DispatchQueue.global().async { blocked.wait() } }
+            let joined = DispatchSemaphore(value: 0)
+            guard let host = loop.hostThread.withLock({ $0 }) else { exit(2) }
+            host.shutDown(loop, blocking: false) { joined.signal() }
+            exit(joined.wait(timeout: .now() + 10) == .success ? 0 : 1)
+        }
     }
 }
