@@ -109,9 +109,9 @@ enum Probe {
             latencyFigures(ExecutorJobs.taskLatencies(peer, samples: Int(a[0])))
         },
         Mode(name: "descriptor-latency", usage: "N S",
-             summary: "N idle pipes plus one active one; another thread writes S bytes one at a time, each 0.5 ms after the previous one was read (the descriptors workload's latency; or --peers libev, dispatch, nio); median and p99 µs from the write to the handler",
+             summary: "N idle eventfds plus one active pipe; another thread writes S bytes one at a time, each 0.5 ms after the previous one was read (the descriptors workload's latency; or --peers libev, dispatch, nio); median and p99 µs from the write to the handler",
              peers: [.runLoopKit, .libev, .dispatch, .nio]) { peer, a in
-            DescriptorSources.raiseDescriptorLimit(to: 2 * Int(a[0]) + 1_000)
+            DescriptorSources.raiseDescriptorLimit(to: DescriptorSources.descriptorsNeeded(Int(a[0])))
             let figures = DescriptorSources.measureOnce(peer, count: Int(a[0]), samples: Int(a[1]), feedSeconds: 0.01)
             return [("operations", a[1]), ("median_us", figures[1]), ("p99_us", figures[2])]
         },
@@ -123,7 +123,7 @@ enum Probe {
             return [("operations", Double(iterations)), ("cpu_us_per_iteration", cpu)]
         },
         Mode(name: "feed", usage: "S",
-             summary: "one pipe whose handler reads a byte and writes one back, for S seconds (the descriptors workload without idle pipes); handler calls/s") { peer, a in
+             summary: "one pipe whose handler reads a byte and writes one back, for S seconds (the descriptors workload without idle descriptors); handler calls/s") { peer, a in
             let figures = DescriptorSources.measureOnce(peer, count: 0, samples: 10, feedSeconds: a[0])
             return [("calls_per_s", figures[3])]
         },

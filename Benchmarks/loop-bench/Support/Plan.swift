@@ -12,10 +12,11 @@ struct Plan: Sendable {
     var schedulePairs: Int { pairs * 3 }
     /// Whether both children of a pair run bound to one CPU (``Pairs``; `--unpinned`: no).
     var pinsPairs = true
-    /// Fire throughput: timer counts, and the measured window per run (s).
+    /// Fire throughput: timer counts (above 100k RunLoopKit and libev only: ``PairsOnly``),
+    /// and the measured window per run (s).
     var throughputCounts: [Int]
     var throughputSeconds: Double
-    /// Schedule/invalidate: timer counts.
+    /// Schedule/invalidate: timer counts (above 100k RunLoopKit and libev only).
     var scheduleCounts: [Int]
     /// Instruction counts (callgrind): timer counts of create + add and invalidate, of the
     /// fire rows, and the fire probe's window (ms, in valgrind's slowed-down time). Fires
@@ -35,8 +36,8 @@ struct Plan: Sendable {
     var wakeSamples: Int
     /// Pass overhead: passes per run.
     var passes: Int
-    /// Memory: timers.
-    var memoryTimers: Int
+    /// Memory: timer counts (above 100k RunLoopKit and libev only: ``PairsOnly``).
+    var memoryCounts: [Int]
     /// Descriptor sources: idle pipes, latency samples, and the self-feeding window (s).
     var descriptorCounts: [Int]
     var descriptorSamples: Int
@@ -70,12 +71,12 @@ struct Plan: Sendable {
     var peers: [Peer] = Peer.allCases
 
     static let full = Plan(
-        repetitions: 5, pairs: 7, throughputCounts: [10, 1_000, 10_000, 100_000], throughputSeconds: 1,
-        scheduleCounts: [10_000, 100_000],
+        repetitions: 5, pairs: 7, throughputCounts: [10, 1_000, 10_000, 100_000, 1_000_000], throughputSeconds: 1,
+        scheduleCounts: [10_000, 100_000, 1_000_000],
         instructionTimers: [10_000, 100_000], instructionFireTimers: [1_000, 10_000],
         instructionFireMilliseconds: 1_000, coalescingSeconds: 4, precisionFires: 300,
         alignedInterval: 1, alignedFires: 4, wakeSamples: 1_000, passes: 200_000,
-        memoryTimers: 100_000, descriptorCounts: [10, 8_000], descriptorSamples: 1_000,
+        memoryCounts: [100_000, 1_000_000], descriptorCounts: [10, 8_000, 10_000, 50_000], descriptorSamples: 1_000,
         descriptorFeedSeconds: 1, jobBurst: 100_000,
         machineProcesses: [1, 4, 8], machineSeconds: 8, machineRepetitions: 1,
         machineLaunch: 1.5, childSamples: 1_000, childLeakCount: 10_000,
@@ -91,7 +92,7 @@ struct Plan: Sendable {
         scheduleCounts: [10_000],
         instructionTimers: [1_000], instructionFireTimers: [1_000], instructionFireMilliseconds: 200, coalescingSeconds: 1.2, precisionFires: 50,
         alignedInterval: 0.2, alignedFires: 3, wakeSamples: 200, passes: 20_000,
-        memoryTimers: 20_000, descriptorCounts: [10, 8_000], descriptorSamples: 100,
+        memoryCounts: [20_000], descriptorCounts: [10, 8_000], descriptorSamples: 100,
         descriptorFeedSeconds: 0.2, jobBurst: 10_000,
         machineProcesses: [2], machineSeconds: 2, machineRepetitions: 1,
         machineLaunch: 0.5, childSamples: 100, childLeakCount: 200,

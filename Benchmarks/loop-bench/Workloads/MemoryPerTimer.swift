@@ -7,7 +7,7 @@ import RunLoopKit
 
 /// Workload 7: memory per timer — the growth of resident memory, and of bytes in use by
 /// malloc, when 100k one-shot timers (an hour away, empty callouts, no other reference
-/// kept) are added to a loop.
+/// kept) are added to a loop; and 1M for RunLoopKit and libev only (``PairsOnly``).
 ///
 /// Each measurement runs in a child process (``Children``), so memory freed by earlier
 /// workloads cannot hide the growth. Dispatch: timer sources on one queue (kept in an
@@ -17,24 +17,30 @@ enum MemoryPerTimer {
     static let name = "memory"
 
     static func measure(_ plan: Plan) -> [Row] {
+        plan.memoryCounts.flatMap { measure(plan, count: $0) }
+    }
+
+    static func measure(_ plan: Plan, count: Int) -> [Row] {
         var resident: [Peer: [Double]] = [:]
         var heap: [Peer: [Double]] = [:]
-        let count = plan.memoryTimers
         // RunLoopKit and libev in interleaved pairs, the rest as many times as the plan says:
         // every measurement is a child process (`--child memory <peer> <count>`).
         let pairs = Pairs.run(name, plan: plan, arguments: [String(count)])
         for _ in 0..<plan.repetitions {
-            for peer in Pairs.others(plan.peers) {
+            for peer in PairsOnly.others(plan.peers, count: count) {
                 let (rss, inUse) = measureInChild(peer, count: count)
                 resident[peer, default: []].append(rss)
                 heap[peer, default: []].append(inUse)
             }
         }
+        let unavailable = PairsOnly.unavailable(count: count)
         return [
-            Row.make(name, "resident growth per timer, N = \(count.grouped)", unit: "bytes", values: resident)
+            Row.make(name, "resident growth per timer, N = \(count.grouped)", unit: "bytes", values: resident,
+                     unavailable: unavailable)
                 .paired(pairs, figure: 0)
                 .withRatioGoal("≤ 2× libev", to: .libev, bound: 2),
-            Row.make(name, "malloc bytes in use per timer, N = \(count.grouped)", unit: "bytes", values: heap)
+            Row.make(name, "malloc bytes in use per timer, N = \(count.grouped)", unit: "bytes", values: heap,
+                     unavailable: unavailable)
                 .paired(pairs, figure: 1)
                 .withRatioGoal("≤ 2× libev", to: .libev, bound: 2),
         ]

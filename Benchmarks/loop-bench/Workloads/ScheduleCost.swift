@@ -40,12 +40,13 @@ enum ScheduleCost {
             var schedule: [Peer: [Double]] = [:]
             var invalidate: [Peer: [Double]] = [:]
             for _ in 0..<plan.repetitions {
-                for peer in Pairs.others(plan.peers) where unavailable[peer] == nil {
+                for peer in PairsOnly.others(plan.peers, count: count) where unavailable[peer] == nil {
                     let (add, stop) = measureOnce(input, on: peer)
                     schedule[peer, default: []].append(add)
                     invalidate[peer, default: []].append(stop)
                 }
             }
+            let unavailable = PairsOnly.unavailable(unavailable, count: count)
             rows.append(Row.make(name, "create + add per timer, N = \(count.grouped)", unit: "ns",
                                  values: schedule, unavailable: unavailable)
                 .paired(pairs, figure: 0)
