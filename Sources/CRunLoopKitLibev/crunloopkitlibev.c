@@ -208,6 +208,15 @@ int clibev_signal_catch(int signum) {
     return sigaction(signum, &action, NULL);
 }
 
+int clibev_signal_disposition(int signum) {
+    struct sigaction now;
+    if (sigaction(signum, NULL, &now) != 0) return -1;
+    if (now.sa_flags & SA_SIGINFO) return now.sa_sigaction == fan_out ? 0 : 3;
+    if (now.sa_handler == SIG_DFL) return 1;
+    if (now.sa_handler == SIG_IGN) return 2;
+    return 3;
+}
+
 void clibev_signals_lock(void) { pthread_mutex_lock(&receivers_lock); }
 
 void clibev_signals_unlock(void) { pthread_mutex_unlock(&receivers_lock); }

@@ -62,6 +62,30 @@ struct EVRunLoopServiceTests {
         }
     }
 
+    @Test("a RunLoopKit signal source for a signal the group traps stops the program with a message")
+    func signalSourceBesideTheGroup() async {
+        // In a child process: the dispositions are the whole process's. Without the check,
+        // the group takes SIGTERM from the source (libdispatch's handler replaces RunLoopKit's),
+        // the group ends on the signal, and the source never fired.
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            alarm(120)
+            let service = EVRunLoopService(name: "service-test")
+            let source = EVSource(signal: SIGTERM) { _ in print("the loop's SIGTERM source fired") }
+            service.loop.add(source, forMode: .common)
+            let (groupStarted, starting) = AsyncStream<Void>.makeStream()
+            let group = ServiceGroup(services: [service, StartedSignal(started: starting)],
+                                     gracefulShutdownSignals: [.sigterm])
+            let running = Task { try await group.run() }
+            for await _ in groupStarted { break }
+            kill(getpid(), SIGTERM)
+            _ = try? await running.value
+            exit(0)
+        }
+        let text = result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
+        #expect(text.contains("signal \(SIGTERM) (SIGTERM) has a signal source"), "\(text)")
+        #expect(text.contains("ServiceGroup"), "\(text)")
+    }
+
     @Test("a graceful shutdown triggered on the group shuts the loop down; its timers go")
     func triggeredShutdown() async throws {
         let service = EVRunLoopService(name: "service-test")
@@ -79,9 +103,26 @@ struct EVRunLoopServiceTests {
         #expect(held == nil, "the loop's thread let go of its timers")
     }
 
-    @Test("cancelling the group's task shuts the loop down too")
+    @Test("onGracefulShutdown runs once on the loop's thread at the graceful shutdown, before the loop shuts down")
+    func onGracefulShutdown() async throws {
+        let ran = Mutex((count: 0, onLoopThread: false, loopRunning: false))
+        let service = EVRunLoopService(name: "service-test") { loop in
+            ran.withLock { $0 = ($0.count + 1, EVRunLoop.current === loop, !loop.isStopRequested) }
+        }
+        let group = ServiceGroup(services: [service])
+        let running = Task { try await group.run() }
+        await group.triggerGracefulShutdown()
+        try await running.value
+        let seen = ran.withLock { $0 }
+        #expect(seen.count == 1)
+        #expect(seen.onLoopThread)
+        #expect(seen.loopRunning)
+    }
+
+    @Test("cancelling the group's task shuts the loop down too, without onGracefulShutdown")
     func cancellation() async throws {
-        let service = EVRunLoopService(name: "service-test")
+        let ranAtShutdown = Mutex(false)
+        let service = EVRunLoopService(name: "service-test") { _ in ranAtShutdown.withLock { $0 = true } }
         weak var held: Token?
         let started: Bool = await {
             let token = Token()
@@ -94,6 +135,7 @@ struct EVRunLoopServiceTests {
         running.cancel()
         _ = try? await running.value
         #expect(held == nil, "the loop's thread let go of its timers")
+        #expect(!ranAtShutdown.withLock { $0 })
     }
 
     @Test("the documented use compiles and runs: a ticking loop that SIGTERM ends")
@@ -116,6 +158,29 @@ struct EVRunLoopServiceTests {
             try await group.run()  // returns once SIGTERM has shut the loop down
             // end
         }
+    }
+
+    @Test("README.md's service quick start compiles and runs: SIGTERM runs its shutdown work and ends it")
+    func readmeQuickStart() async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            alarm(120)
+            signal(SIGTERM, SIG_IGN)  // as in documentedUse: until the group traps it
+            Task {
+                while true {
+                    try? await Task.sleep(for: .milliseconds(100))
+                    kill(getpid(), SIGTERM)
+                }
+            }
+            // snippet: readme-service
+            // The loop's SIGTERM work runs on its thread at the group's graceful shutdown.
+            let service = EVRunLoopService(name: "runloop") { _ in print("shutting down") }
+            service.loop.add(EVTimer(interval: .seconds(1), repeats: true) { _ in print("tick") }, forMode: .common)
+            let group = ServiceGroup(services: [service], gracefulShutdownSignals: [.sigterm])
+            try await group.run()  // returns once SIGTERM has shut the loop down
+            // end
+        }
+        let output = result.map { String(decoding: $0.standardOutputContent, as: UTF8.self) } ?? ""
+        #expect(output.contains("shutting down"), "\(output)")
     }
 }
 #endif

@@ -108,6 +108,10 @@ void clibev_signal_receiver_adopt(clibev_signal_receiver *receiver, int wake_fd)
 /// where it has no pidfd, libuv's, the program's) is called after the fan-out: every waiter of the
 /// process's children shares that signal. Returns 0, or -1 with errno set.
 int clibev_signal_catch(int signum);
+/// What `signum`'s disposition is now: 0 the fan-out handler, 1 `SIG_DFL`, 2 `SIG_IGN`, 3
+/// another handler (installed over the fan-out: `signal()`, `sigaction()`, a libdispatch
+/// signal source); -1 with errno set when `sigaction` fails.
+int clibev_signal_disposition(int signum);
 
 /// The lock of the signal registry, for the callers that change dispositions: `fork()`
 /// leaves it unlocked in the child (a `pthread_atfork` handler holds it across the fork).

@@ -310,6 +310,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
 
     func wait(_ wait: Wait, events: any BackendEvents) {
         if isUnadoptedChild { adoptForkedChild(events) }
+        verifySignals()
         self.events = events
         defer { self.events = nil }
         expiredDeadline = nil
@@ -481,6 +482,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// another loop sleeps on it) and collects what is ready already.
     func prepareForeignWait(_ wait: Wait, events: any BackendEvents) -> EVRunLoop.Instant {
         if isUnadoptedChild { adoptForkedChild(events) }
+        verifySignals()
         self.events = events
         defer { self.events = nil }
         // A foreign wait prepared again before it finished keeps what it collected (a wake
@@ -557,6 +559,13 @@ final class LibevBackend: Backend, @unchecked Sendable {
             // thread is the one that asked for it, so it takes it.
             _ = clibev_unblock_signal(number)
         }
+    }
+
+    /// Stops the program with a message when a signal this loop watches was taken from the
+    /// fan-out handler (`SignalClaims.verify(_:in:)`): its sources would wait for it forever.
+    /// One `sigaction` read per watched signal, only in loops that watch signals.
+    private func verifySignals() {
+        for signal in signalWatches.keys { SignalClaims.verify(signal, in: "EVRunLoop") }
     }
 
     /// Reports every watch of each signal that arrived since the last call (from the wake's

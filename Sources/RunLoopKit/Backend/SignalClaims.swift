@@ -32,6 +32,7 @@ enum SignalClaims {
     static func claim(_ signal: Int32) {
         withClaims { table in
             if var claim = table[signal] {
+                verify(signal, in: "EVRunLoop.add(_:forMode:)")
                 claim.watchers += 1
                 table[signal] = claim
                 return
@@ -44,6 +45,48 @@ enum SignalClaims {
             }
             table[signal] = Claim(watchers: 1, previous: previous)
         }
+    }
+
+    /// Stops the program with a message when `signal`, which a signal source watches, no
+    /// longer has the fan-out handler: something else in the process took it (`signal()`,
+    /// `sigaction()`, a `DispatchSource` signal source, such as swift-service-lifecycle's
+    /// `ServiceGroup` makes for its `gracefulShutdownSignals`), and the sources watching it
+    /// would never fire again. Nothing tells a process that a disposition changed: the loops
+    /// check when a source is added, before each wait of a loop watching the signal, and when
+    /// a `RunLoopKitServiceLifecycle` service starts (`verifyAll(in:)`).
+    static func verify(_ signal: Int32, in call: String) {
+        let now: String
+        switch clibev_signal_disposition(signal) {
+        case 0: return
+        case 1: now = "now the default action (SIG_DFL)"
+        case 2: now = "now ignored (SIG_IGN)"
+        case 3: now = "now another handler"
+        default: return  // sigaction cannot fail for a signal a source could watch
+        }
+        misuse("\(call): signal \(signal)\(name(signal).map { " (\($0))" } ?? "") has a signal source, but its "
+            + "disposition was changed behind RunLoopKit's back (\(now)): the source would never fire. Something "
+            + "else in the process took the signal: signal(), sigaction(), or a DispatchSource signal source, as "
+            + "swift-service-lifecycle's ServiceGroup makes for its gracefulShutdownSignals. Give the signal one "
+            + "owner: with a ServiceGroup, let its graceful shutdown stop the loop (EVRunLoopService) instead of "
+            + "a signal source.")
+    }
+
+    /// ``verify(_:in:)`` for every signal a source watches, in any loop.
+    static func verifyAll(in call: String) {
+        withClaims { table in
+            for signal in table.keys.sorted() { verify(signal, in: call) }
+        }
+    }
+
+    /// The usual name of `signal` (`SIGTERM`), or nil for one with none here.
+    private static func name(_ signal: Int32) -> String? {
+        let names: [Int32: String] = [
+            SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGUSR1: "SIGUSR1", SIGUSR2: "SIGUSR2",
+            SIGPIPE: "SIGPIPE", SIGALRM: "SIGALRM", SIGTERM: "SIGTERM", SIGCHLD: "SIGCHLD", SIGCONT: "SIGCONT",
+            SIGTSTP: "SIGTSTP", SIGTTIN: "SIGTTIN", SIGTTOU: "SIGTTOU", SIGURG: "SIGURG", SIGWINCH: "SIGWINCH",
+            SIGIO: "SIGIO", SIGPROF: "SIGPROF", SIGVTALRM: "SIGVTALRM", SIGXCPU: "SIGXCPU", SIGXFSZ: "SIGXFSZ",
+        ]
+        return names[signal]
     }
 
     /// Records that a watch of `signal` stopped; after the last one, restores the
@@ -60,5 +103,17 @@ enum SignalClaims {
             var previous = claim.previous
             sigaction(signal, &previous, nil)
         }
+    }
+}
+
+extension EVRunLoop {
+    /// Stops the program with a message when a signal that a signal source watches, in any
+    /// loop, was taken from RunLoopKit's handler (`SignalClaims.verify(_:in:)`): for
+    /// RunLoopKitServiceLifecycle's service, which checks when its group has trapped its
+    /// signals.
+    ///
+    /// - Parameter call: the call to name in the message.
+    package static func verifySignalSources(in call: String) {
+        SignalClaims.verifyAll(in: call)
     }
 }

@@ -1,0 +1,89 @@
+import Dispatch
+import Foundation
+import Glibc
+import RunLoopKit
+import Testing
+
+/// A signal source whose signal another part of the program takes over (`signal()`,
+/// `sigaction()`, a `DispatchSource` signal source such as swift-service-lifecycle's
+/// `ServiceGroup` makes) would never fire again: the loop stops the program with a message
+/// instead. Each runs in a child process, since dispositions are the whole process's.
+@Suite("Real time: a signal taken from its sources", .timeLimit(.minutes(10)))
+struct SignalTakeoverTests {
+    /// The standard error an exit test observed, as text.
+    static func standardError(_ result: ExitTest.Result?) -> String {
+        result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
+    }
+
+    @Test("a watched signal set to SIG_IGN behind the loop's back stops the program with a message")
+    func ignoredBehindItsBack() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let thread = LoopThread()
+            _ = thread.onLoop {
+                let source = EVSource(signal: SIGUSR2) { _ in }
+                thread.loop.add(source, forMode: .default)
+                return source
+            }
+            signal(SIGUSR2, SIG_IGN)
+            // The loop's next passes find the disposition changed; a program still running
+            // after them has a source that would never fire.
+            for _ in 0..<20 {
+                thread.loop.wakeUp()
+                usleep(100_000)
+            }
+            exit(0)
+        }
+        let text = Self.standardError(result)
+        #expect(text.contains("signal \(SIGUSR2) (SIGUSR2)"), "\(text)")
+        #expect(text.contains("now ignored (SIG_IGN)"), "\(text)")
+    }
+
+    @Test("a DispatchSource taking a watched signal (a ServiceGroup's way on Linux) stops the program with a message")
+    func dispatchSourceTakesIt() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let thread = LoopThread()
+            _ = thread.onLoop {
+                let source = EVSource(signal: SIGUSR2) { _ in }
+                thread.loop.add(source, forMode: .default)
+                return source
+            }
+            // libdispatch installs its own handler for the signal when the source registers.
+            let registered = DispatchSemaphore(value: 0)
+            let dispatchSource = DispatchSource.makeSignalSource(signal: SIGUSR2, queue: .global())
+            dispatchSource.setRegistrationHandler { registered.signal() }
+            dispatchSource.resume()
+            _ = registered.wait(timeout: .now() + 60)
+            for _ in 0..<20 {
+                thread.loop.wakeUp()
+                usleep(100_000)
+            }
+            withExtendedLifetime(dispatchSource) { exit(0) }
+        }
+        let text = Self.standardError(result)
+        #expect(text.contains("signal \(SIGUSR2) (SIGUSR2)"), "\(text)")
+        #expect(text.contains("another handler"), "\(text)")
+    }
+
+    @Test("adding a source for a signal taken behind the loops' backs stops the program with a message")
+    func addAfterTakeover() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let thread = LoopThread()
+            _ = thread.onLoop {
+                let source = EVSource(signal: SIGUSR1) { _ in }
+                thread.loop.add(source, forMode: .default)
+                return source
+            }
+            signal(SIGUSR1, SIG_DFL)
+            // On the loop's thread, before its next pass: the add finds it.
+            _ = thread.onLoop {
+                let second = EVSource(signal: SIGUSR1) { _ in }
+                thread.loop.add(second, forMode: .default)
+                return second
+            }
+            exit(0)
+        }
+        let text = Self.standardError(result)
+        #expect(text.contains("signal \(SIGUSR1) (SIGUSR1)"), "\(text)")
+        #expect(text.contains("now the default action (SIG_DFL)"), "\(text)")
+    }
+}
