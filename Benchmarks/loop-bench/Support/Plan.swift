@@ -78,7 +78,7 @@ struct Plan: Sendable {
         alignedInterval: 1, alignedFires: 4, wakeSamples: 1_000, passes: 200_000,
         memoryCounts: [100_000, 1_000_000], descriptorCounts: [10, 8_000, 10_000, 50_000], descriptorSamples: 1_000,
         descriptorFeedSeconds: 1, jobBurst: 100_000,
-        machineProcesses: [1, 4, 8], machineSeconds: 8, machineRepetitions: 1,
+        machineProcesses: [1, 4, 8], machineSeconds: 8, machineRepetitions: 3,
         machineLaunch: 1.5, childSamples: 1_000, childLeakCount: 10_000,
         fileSamples: 1_000, idleCallouts: 1_000_000,
         glibSamples: 1_000, glibSeconds: 4, glibTimeoutFires: 300,

@@ -51,7 +51,7 @@ struct Workload: Sendable {
                  summary: "1,000 tasks looping on a 0.2 s sleep with 0.1 s tolerance (loop.clock, Task.sleep(for:tolerance:), AsyncTimerSequence); wakes/s, CPU, lateness.",
                  measure: AsyncSleeps.measure),
         Workload(name: MachineCoalescing.name,
-                 summary: "P processes (1, 4, 8) at once, each with 1,000 timers of 0.2 s and 0.1 s tolerance at random phases (RunLoopKit .sharedGrid and .perLoop, libev's collect interval, Dispatch's leeway); one process's wakes/s, the machine's distinct wake instants/s (1 ms buckets) and 5 ms clusters/s, early fires, lateness past the tolerance; one run of 8 s per figure (not the usual repetitions).",
+                 summary: "P processes (1, 4, 8) at once, each with 1,000 timers of 0.2 s and 0.1 s tolerance at random phases (RunLoopKit .sharedGrid and .perLoop, libev's collect interval, Dispatch's leeway); one process's wakes/s, the machine's distinct wake instants/s (1 ms buckets) and 5 ms clusters/s, early fires, lateness past the tolerance; three interleaved runs of 8 s per figure (median and spread).",
                  measure: MachineCoalescing.measure, child: MachineCoalescing.child),
         Workload(name: ChildExits.name,
                  summary: "/bin/true children started one after another with posix_spawn (EVSource(childProcess:), ev_child on libev's default loop, Process.run + waitUntilExit); spawn → exit handler latency; zombies and descriptors left after 10,000 children. Each run a child process of its own.",

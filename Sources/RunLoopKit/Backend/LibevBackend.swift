@@ -406,7 +406,8 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// Where to wake in a window that ends a tolerance: at the served fire date, but early
     /// enough that the wake's latency plus the callouts (a reserve of 1 ms plus twice the
     /// mean oversleep) still end within the tolerance; never before the first fire date.
-    /// With the shared grid, at the grid point the window allows before that reserve, if any.
+    /// With the shared grid, at the grid point the window allows before that reserve (counted
+    /// at most 1/16 of the window: ``WakeGrid``), if any.
     private func tolerantTarget(_ window: WakeWindow) -> Int64 {
         let reserve = 1_000_000 &+ 2 &* max(meanOversleep, 0)
         if usesSharedGrid, let point = WakeGrid.machine.place(window, reserve: .nanoseconds(reserve)) {

@@ -30,6 +30,13 @@ import Glibc
 ///    tolerance) places one step later: the loop wakes once per step, at most 10/9 of its
 ///    greedy count, and in step with every other such loop.
 ///
+/// The reserve counted is at most 1/16 of the window (`latest - first`), the part the steps
+/// leave for it. The libev backend's reserve grows with its measured oversleep, and loops
+/// woken together on a grid point lengthen each other's (eight processes on two cores run
+/// one after another): past 1/16 the lock-step point would no longer fit, the loops would
+/// fall back to their own instants and wake apart, which is the load the grid is there to
+/// spare. A loop woken later than that is late past some tolerance with or without the grid.
+///
 /// When neither gives a point, the backend keeps its per-loop placement. This follows
 /// systemd's sd-event (`sleep_between`: the latest point in the window of a per-boot grid of
 /// 1 min, 10 s, 1 s, then 250 ms, else the window's end), which has no reserve and does not
@@ -66,14 +73,15 @@ struct WakeGrid: Sendable, Equatable {
     }
 
     /// Where to wake in `window`: a grid point at or after ``WakeWindow/first`` and at or
-    /// before `latest - reserve`, or nil when the window allows none (see the type's
-    /// comment for the rule). `reserve` is at least zero.
+    /// before `latest - min(reserve, (latest - first) / 16)`, or nil when the window allows
+    /// none (see the type's comment for the rule). `reserve` is at least zero.
     func place(_ window: WakeWindow, reserve: Duration) -> EVRunLoop.Instant? {
         let (first, served, latest) = (window.first.nanoseconds, window.served.nanoseconds, window.latest.nanoseconds)
-        let reserve = reserve.nanoseconds
         // A precise window is one instant; non-positive or unbounded instants are polls and
         // waits without a deadline.
-        guard !window.precise, first > 0, latest < .max, reserve >= 0 else { return nil }
+        guard !window.precise, first > 0, latest < .max, reserve >= .zero else { return nil }
+        // At most the 1/16 of the window that the steps leave (no overflow: latest > first > 0).
+        let reserve = min(reserve.nanoseconds, (latest - first) / 16)
         let end = latest - reserve  // no overflow: latest > first > 0, reserve >= 0
         guard end >= first else { return nil }
         for step in Self.steps {
