@@ -39,17 +39,6 @@ let package = Package(
             ],
             path: "loop-bench"
         ),
-        // 8,000 idle pipes plus one active one, written as a new user would, on RunLoopKit
-        // and on libev (CLibevBench/descriptorprobe.c); descriptor-probe/interleave.sh.
-        .executableTarget(
-            name: "descriptor-probe",
-            dependencies: [
-                .product(name: "RunLoopKit", package: "RunLoopKit"),
-                "CLibevBench",
-            ],
-            path: "descriptor-probe",
-            exclude: ["interleave.sh"]
-        ),
     ],
     swiftLanguageModes: [.v6]
 )

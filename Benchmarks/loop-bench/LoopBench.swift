@@ -41,6 +41,12 @@ struct LoopBench: ParsableCommand {
     @Argument(help: ArgumentHelp("The probe mode's arguments.", valueName: "probe-arguments"))
     var probeArguments: [String] = []
 
+    @Flag(help: "Count the gated instruction rows under callgrind and fail when one exceeds its threshold in Benchmarks/Thresholds.json by more than 2 %.")
+    var check = false
+
+    @Flag(help: "Count the gated instruction rows and write them to Benchmarks/Thresholds.json as the new thresholds, then check.")
+    var writeThresholds = false
+
     /// In a child process (``Children``): the workload whose `child` entry point to run.
     @Option(help: .hidden)
     var child: String?
@@ -84,6 +90,10 @@ struct LoopBench: ParsableCommand {
     func run() throws {
         if let child, let entry = Workload.all.first(where: { $0.name == child })?.child {
             entry(childArgument)
+            return
+        }
+        if check || writeThresholds {
+            try Gates.run(write: writeThresholds)
             return
         }
         if let probe {

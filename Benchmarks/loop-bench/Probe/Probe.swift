@@ -18,7 +18,10 @@ enum Probe {
         let run: @Sendable (Peer, [Double]) -> [(String, Double)]
     }
 
-    static let modes: [Mode] = [
+    static let modes: [Mode] = measuringModes + gateModes
+
+    /// The workloads' own probes.
+    static let measuringModes: [Mode] = [
         Mode(name: "fire-libev", usage: "N MS",
              summary: "N repeating 1 ms timers made for one date, run for MS ms (the fire workload, RunLoopKit on its libev backend); fires and CPU ns per fire") { peer, a in
             let run = TimerRun(interval: FireThroughput.interval, firstAfter: Array(repeating: FireThroughput.interval, count: Int(a[0])),
@@ -127,6 +130,25 @@ enum Probe {
             let figures = DescriptorSources.measureOnce(peer, count: 0, samples: 10, feedSeconds: a[0])
             return [("calls_per_s", figures[3])]
         },
+    ]
+
+    /// The gated rows' probes (``GateProbes``): RunLoopKit only, one thread, no wait.
+    static let gateModes: [Mode] = [
+        Mode(name: "gate-fire", usage: "N K",
+             summary: "N repeating timers already due, fired by one polling pass, the loop recording K (0 nothing, 1 metrics, 2 a trace); fires",
+             peers: [.runLoopKit]) { _, a in [("operations", GateProbes.fire(count: Int(a[0]), observing: Int(a[1])))] },
+        Mode(name: "gate-schedule", usage: "N", summary: "the schedule probe after the warm-up: N timers created + added, then invalidated; timers",
+             peers: [.runLoopKit]) { _, a in [("operations", GateProbes.schedule(count: Int(a[0])))] },
+        Mode(name: "gate-pass", usage: "P", summary: "P polling passes with nothing due; passes",
+             peers: [.runLoopKit]) { _, a in [("operations", GateProbes.pass(passes: Int(a[0])))] },
+        Mode(name: "gate-descriptors", usage: "N", summary: "N pipe descriptor sources created, added and watched; sources",
+             peers: [.runLoopKit]) { _, a in [("operations", GateProbes.descriptors(count: Int(a[0])))] },
+        Mode(name: "gate-perform", usage: "N", summary: "N blocks performed from the loop's thread and run; blocks",
+             peers: [.runLoopKit]) { _, a in [("operations", GateProbes.perform(count: Int(a[0])))] },
+        Mode(name: "gate-task", usage: "N", summary: "N tasks started on the loop from its thread and run; tasks",
+             peers: [.runLoopKit]) { _, a in [("operations", GateProbes.task(count: Int(a[0])))] },
+        Mode(name: "gate-actor", usage: "N", summary: "N actor calls on the loop's executor from a task on the loop; calls",
+             peers: [.runLoopKit]) { _, a in [("operations", GateProbes.actor(count: Int(a[0])))] },
     ]
 
     /// A latency probe's figures: its samples, their median and p99 (µs).

@@ -43,6 +43,13 @@ final class Callgrind {
     /// Instructions counted inside functions whose name holds `function`, per operation
     /// of probe `mode` (its `operations` figure) run on `peer` with `arguments`.
     func instructionsPerOperation(in function: String, probe mode: String, _ arguments: [String], peer: Peer) -> Double {
+        count(in: function, probe: mode, arguments, peer: peer).perOperation
+    }
+
+    /// ``instructionsPerOperation(in:probe:_:peer:)``, with the probe's operations and
+    /// callgrind's whole output file.
+    func count(in function: String, probe mode: String, _ arguments: [String], peer: Peer)
+        -> (perOperation: Double, operations: Double, output: String) {
         let output = directory.appendingPathComponent("callgrind.out").path
         let (status, printed) = try! Callgrind.execute(valgrind, [
             "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=*\(function)*",
@@ -54,7 +61,39 @@ final class Callgrind {
         else {
             fatalError("loop-bench: callgrind of probe \(mode) on \(peer.rawValue) failed (status \(status)), printing \(printed.debugDescription)")
         }
-        return Double(instructions) / operations
+        return (Double(instructions) / operations, operations, text)
+    }
+
+    /// The calls into functions whose name holds `callee` from functions whose name does
+    /// not, in a callgrind output file, and the instructions inside them (inclusive).
+    static func calls(into callee: String, in text: String) -> (calls: Int64, instructions: Int64) {
+        var names: [String: String] = [:]
+        /// `(id) name` or `(id)`: the name, remembered by its id.
+        func name(_ field: Substring) -> String {
+            guard field.hasPrefix("("), let close = field.firstIndex(of: ")") else { return String(field) }
+            let id = String(field[...close])
+            let rest = field[field.index(after: close)...].trimmingCharacters(in: .whitespaces)
+            if !rest.isEmpty { names[id] = rest }
+            return names[id] ?? id
+        }
+        var (caller, target, calls, instructions) = ("", "", Int64(0), Int64(0))
+        var pending: Int64?
+        for line in text.split(separator: "\n") {
+            if let count = pending {
+                pending = nil
+                if target.contains(callee), !caller.contains(callee) {
+                    calls += count
+                    instructions += line.split(separator: " ").last.flatMap { Int64($0) } ?? 0
+                }
+            } else if line.hasPrefix("fn=") {
+                caller = name(line.dropFirst(3))
+            } else if line.hasPrefix("cfn=") {
+                target = name(line.dropFirst(4))
+            } else if line.hasPrefix("calls=") {
+                pending = line.dropFirst(6).split(separator: " ").first.flatMap { Int64($0) } ?? 0
+            }
+        }
+        return (calls, instructions)
     }
 
     /// The collected events of a callgrind output file: its `totals:` line (or `summary:`).

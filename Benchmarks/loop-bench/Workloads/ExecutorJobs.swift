@@ -403,6 +403,9 @@ actor LoopActor {
 
     /// The time from `sentAt` (monotonic ns) to now, on the executor.
     func latency(sentAt: Int64) -> Int64 { Clock.monotonic() - sentAt }
+
+    /// `value`, on the executor (the gated actor call row: ``GateProbes/actor(count:)``).
+    func echo(_ value: Int) -> Int { value }
 }
 
 /// A run loop on a thread of its own, for jobs sent to it from the measuring thread.
