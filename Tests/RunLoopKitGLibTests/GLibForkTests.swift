@@ -158,6 +158,10 @@ struct GLibForkScenario {
                         GLibForkScenario.afterFork(world, isChild: false, progress: progress)
                     }
                 }
+                // The host's or attachment's observers and sources hold its state: let go
+                // of them, or the ended thread's world is a cycle nobody reaches.
+                world.host?.unhost()
+                world.attachment?.detach()
                 ended.signal()
             }
             while made.withLock({ $0 }) == nil { usleep(1_000) }
@@ -175,6 +179,7 @@ struct GLibForkScenario {
             while !progress.isDone, ContinuousClock.now < end { usleep(2_000) }
             stopping.store(true, ordering: .releasing)
             loop.wakeUp()
+            ended.wait()
             let mine = verdict(progress.snapshot)
             let childStatus = ForkedScenario.reapChild(child)
             ForkedScenario.finish(mine == 0 && childStatus == 0)

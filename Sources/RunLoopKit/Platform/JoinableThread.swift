@@ -8,6 +8,8 @@ import Glibc
 /// instead (``detach()``).
 struct JoinableThread: Sendable {
     private let handle: pthread_t
+    /// The process that started the thread: a child made by `fork()` has no copy of it.
+    private let process: pid_t
 
     /// The closure, handed to the new thread through `pthread_create`'s argument.
     private final class Start {
@@ -32,10 +34,16 @@ struct JoinableThread: Sendable {
             misuse("EVRunLoop.startThread(name:): pthread_create failed: \(String(cString: strerror(status))) (errno \(status))")
         }
         self.handle = handle
+        process = getpid()
     }
 
-    /// Waits for the thread to end (`pthread_join`). Once per thread, never from the thread itself.
+    /// Waits for the thread to end (`pthread_join`). Once per thread, never from the thread
+    /// itself. In a child made by `fork()` since the start, returns at once: the child has
+    /// only the forking thread, so there is nothing to wait for, and `handle` names no
+    /// thread of this process (POSIX leaves a join of it undefined; ThreadSanitizer stops
+    /// the child on it).
     func join() {
+        guard getpid() == process else { return }
         let status = pthread_join(handle, nil)
         require(status == 0, "EVRunLoop: pthread_join failed: \(String(cString: strerror(status))) (errno \(status))")
     }
