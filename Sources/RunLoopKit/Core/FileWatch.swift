@@ -41,9 +41,7 @@ final class FileWatch {
     /// Describes the watch of `path` (absolute; a file or a directory that exists); the
     /// loop's inotify instance watches it once the source is added to the loop.
     init(path: String, wanted: EVSource.FileChanges, tolerance: Int64, call: String) throws(EVRunLoop.Error) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw EVRunLoop.Error(call: "\(call): stat", errno: errno) }
-        if (info.st_mode & S_IFMT) == S_IFDIR {
+        if try Descriptors.isDirectory(path, call: call) {
             directory = path
             name = nil
         } else {

@@ -102,7 +102,7 @@ final class LoopMetrics: Sendable {
         while true {
             let before = generation.load(ordering: .acquiring)
             guard before & 1 == 0 else {
-                sched_yield()  // a reset runs on the loop's thread
+                ThreadPause.yield()  // a reset runs on the loop's thread
                 continue
             }
             let metrics = figures()

@@ -39,7 +39,7 @@ enum SignalClaims {
             var previous = sigaction()
             sigaction(signal, nil, &previous)
             if clibev_signal_catch(signal) != 0 {
-                let code = Glibc.errno
+                let code = errno
                 misuse("EVRunLoop.add(_:forMode:): cannot catch signal \(signal): \(EVRunLoop.Error(call: "sigaction", errno: code))")
             }
             table[signal] = Claim(watchers: 1, previous: previous)
@@ -61,4 +61,8 @@ enum SignalClaims {
             sigaction(signal, &previous, nil)
         }
     }
+
+    /// Unblocks `signal` in the calling thread's signal mask (`pthread_sigmask`): a thread
+    /// inherits its creator's mask, and a signal blocked in every thread never arrives.
+    static func unblock(_ signal: Int32) { _ = clibev_unblock_signal(signal) }
 }
