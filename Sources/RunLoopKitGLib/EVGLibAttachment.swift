@@ -1,4 +1,5 @@
 import RunLoopKit
+import RunLoopKitPlatform
 
 extension EVRunLoop {
     /// Lets GLib's `context` drive this loop: the loop becomes a `GSource` of the context,

@@ -1,4 +1,5 @@
 internal import CRunLoopKitLibev
+import RunLoopKitPlatform
 
 /// Bounds the monotonic clock without reading it: from the CPU's counter (`rdtsc`, about
 /// half the cost of `clock_gettime`: Benchmarks/PROFILING.md), where the kernel computes

@@ -5,6 +5,7 @@ import Foundation
 #endif
 internal import CRunLoopKitLibev
 import Synchronization
+import RunLoopKitPlatform
 
 /// The real backend: one libev loop (`ev_loop_new`) per ``EVRunLoop``.
 ///

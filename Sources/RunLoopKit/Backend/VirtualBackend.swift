@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Synchronization
+import RunLoopKitPlatform
 
 /// The backend of a loop on an ``EVVirtualClock``: a wait with a deadline moves the clock
 /// to it and returns at once; a wait without one blocks until ``wakeUp()``. Its wakes are

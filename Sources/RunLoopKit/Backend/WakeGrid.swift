@@ -1,4 +1,5 @@
 import Glibc
+import RunLoopKitPlatform
 
 /// Instants shared by every RunLoopKit loop on a machine, where tolerant wakes meet.
 ///

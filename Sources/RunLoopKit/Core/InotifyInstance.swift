@@ -5,6 +5,7 @@ import Foundation
 #endif
 import Glibc
 import Synchronization
+import RunLoopKitPlatform
 
 /// A loop's inotify instance, shared by all its file sources, and the table that hands each
 /// event to the sources it is about.

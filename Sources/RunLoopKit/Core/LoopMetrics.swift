@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import RunLoopKitPlatform
 
 /// The health metrics of one loop (``EVRunLoop/recordsMetrics``): busy and asleep time,
 /// passes, wakes by reason, callout durations by kind and timer lateness as histograms, the

@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import RunLoopKitPlatform
 
 /// The stall reports of one loop (``EVRunLoop/reportStalls(over:_:)``): the callout running
 /// now, published without a lock for a watchdog thread that reports a callout still running

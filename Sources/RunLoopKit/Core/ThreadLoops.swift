@@ -1,3 +1,5 @@
+import RunLoopKitPlatform
+
 /// The loops of one thread: the thread's own loop, created on first use, and the stack of
 /// loops running on it (so that `EVRunLoop.current` inside a callout is the loop that
 /// called it, virtual loops included).

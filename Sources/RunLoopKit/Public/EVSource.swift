@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import RunLoopKitPlatform
 
 /// An input source: a manual event, a readable or writable file descriptor, a POSIX signal,
 /// a file's changes or a child process's exit, whose handler runs in the sources phase of a
@@ -463,9 +464,11 @@ public final class EVSource: @unchecked Sendable {
     ) throws(EVRunLoop.Error) {
         let call = "EVSource(childProcess: \(pid))"
         require(pid > 0, "\(call): process id \(pid) is not positive")
-        try ChildProcess.checkIsChild(pid, call: call)
+        try EVRunLoop.Error.translating { () throws(SystemCallError) in try ChildProcess.checkIsChild(pid, call: call) }
         var pidfd: Int32 = -1
-        if usingPidfd, let fd = try ChildProcess.openDescriptor(pid, call: call) { pidfd = fd }
+        if usingPidfd, let fd = try EVRunLoop.Error.translating({ () throws(SystemCallError) in
+            try ChildProcess.openDescriptor(pid, call: call)
+        }) { pidfd = fd }
         self.init(kind: .childProcess(pid), order: 0, label: label, closesDescriptor: pidfd >= 0,
                   pidfd: pidfd, handler: handler)
     }
@@ -485,8 +488,9 @@ public final class EVSource: @unchecked Sendable {
         guard let pid = kind.processIdentifier else { return true }
         switch ChildProcess.reap(pid, pidfd: pidfd, call: "EVSource(childProcess: \(pid))") {
         case .running: return false
-        case .exited(let exit): childExit = exit
-        case .failed(let failure): error = failure
+        case .exited(let status): childExit = .exited(status)
+        case .signalled(let signal): childExit = .signalled(signal)
+        case .failed(let failure): error = EVRunLoop.Error(failure)
         }
         invalidate()
         return true

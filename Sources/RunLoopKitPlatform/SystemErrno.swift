@@ -4,7 +4,7 @@ import Glibc
 /// (a system call of this layer, or libev's, which sets it too).
 ///
 /// The corresponding swift-system type is `Errno` (its `current`).
-enum SystemErrno {
+package enum SystemErrno {
     /// The calling thread's `errno` now.
-    static var current: Int32 { Glibc.errno }
+    package static var current: Int32 { Glibc.errno }
 }

@@ -8,35 +8,35 @@ import Glibc
 ///
 /// The corresponding libev watchers are `ev_async` (an eventfd) and `ev_timer` (libev's
 /// own heap, to the millisecond of `epoll_wait`); sd-event keeps timerfds the same way.
-enum KernelWakes {
+package enum KernelWakes {
     /// A new eventfd, or -1.
-    static func makeEventDescriptor() -> Int32 { clibev_eventfd_create() }
+    package static func makeEventDescriptor() -> Int32 { clibev_eventfd_create() }
 
     /// Adds one to the eventfd `fd` (async-signal-safe).
-    @inline(__always)
-    static func increment(_ fd: Int32) { _ = clibev_eventfd_increment(fd) }
+    @inlinable
+    package static func increment(_ fd: Int32) { _ = clibev_eventfd_increment(fd) }
 
     /// Reads the eventfd `fd` back to zero: whether it had been incremented.
-    @inline(__always)
-    static func consumeEvent(_ fd: Int32) -> Bool { clibev_eventfd_consume(fd) == 1 }
+    @inlinable
+    package static func consumeEvent(_ fd: Int32) -> Bool { clibev_eventfd_consume(fd) == 1 }
 
     /// A new timerfd on `CLOCK_REALTIME` (`realtime`) or `CLOCK_MONOTONIC`, or -1.
-    static func makeTimerDescriptor(realtime: Bool) -> Int32 { clibev_timerfd_create(realtime ? 1 : 0) }
+    package static func makeTimerDescriptor(realtime: Bool) -> Int32 { clibev_timerfd_create(realtime ? 1 : 0) }
 
     /// Arms the timerfd `fd` for the absolute instant `deadline` (ns on its clock; 0
     /// disarms it); `cancelOnSet` makes a jump of the wall clock end it (`ECANCELED`). False
     /// when it fails.
-    @inline(__always)
-    static func arm(_ fd: Int32, at deadline: Int64, cancelOnSet: Bool = false) -> Bool {
+    @inlinable
+    package static func arm(_ fd: Int32, at deadline: Int64, cancelOnSet: Bool = false) -> Bool {
         clibev_timerfd_arm(fd, deadline, cancelOnSet ? 1 : 0) == 0
     }
 
     /// Whether `code`, the errno of a failed ``arm(_:at:cancelOnSet:)`` with `cancelOnSet`,
     /// says that the wall clock was set meanwhile (`ECANCELED`).
-    static func isClockChange(_ code: Int32) -> Bool { code == ECANCELED }
+    package static func isClockChange(_ code: Int32) -> Bool { code == ECANCELED }
 
     /// What reading the timerfd `fd` found.
-    enum Expiry {
+    package enum Expiry {
         /// It expired.
         case expired
         /// Nothing (it did not expire since the last read).
@@ -46,8 +46,8 @@ enum KernelWakes {
     }
 
     /// Reads the timerfd `fd`.
-    @inline(__always)
-    static func consumeTimer(_ fd: Int32) -> Expiry {
+    @inlinable
+    package static func consumeTimer(_ fd: Int32) -> Expiry {
         switch clibev_timerfd_consume(fd) {
         case 1: .expired
         case -2: .clockChanged

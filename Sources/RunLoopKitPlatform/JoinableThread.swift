@@ -5,7 +5,7 @@ import Glibc
 /// thread is gone from the process (its stack freed, its entry in `/proc/self/task`
 /// removed) by the time ``join()`` returns. Foundation's `Thread` is detached and cannot be
 /// joined.
-struct JoinableThread: Sendable {
+package struct JoinableThread: Sendable {
     private let handle: pthread_t
 
     /// The closure, handed to the new thread through `pthread_create`'s argument.
@@ -17,7 +17,7 @@ struct JoinableThread: Sendable {
 
     /// Starts a joinable thread named `name` (the kernel keeps its first 15 bytes) running
     /// `body`. Stops the program with a message naming the error if the thread cannot start.
-    init(name: String?, _ body: @escaping @Sendable () -> Void) {
+    package init(name: String?, _ body: @escaping @Sendable () -> Void) {
         let start = Unmanaged.passRetained(Start(name: name, body: body)).toOpaque()
         var handle = pthread_t()
         let status = pthread_create(&handle, nil, { raw in
@@ -34,13 +34,13 @@ struct JoinableThread: Sendable {
     }
 
     /// Waits for the thread to end (`pthread_join`). Once per thread, never from the thread itself.
-    func join() {
+    package func join() {
         let status = pthread_join(handle, nil)
         require(status == 0, "EVRunLoop: pthread_join failed: \(String(cString: strerror(status))) (errno \(status))")
     }
 
     /// `name`'s longest prefix of whole characters that fits the kernel's 15 bytes.
-    static func kernelName(_ name: String) -> String {
+    package static func kernelName(_ name: String) -> String {
         var kept = ""
         for character in name {
             guard kept.utf8.count + character.utf8.count <= 15 else { break }

@@ -3,7 +3,7 @@
 ///
 /// Swift drops `precondition`'s message under `-O`; this goes through `fatalError`, whose
 /// message is printed in every build configuration.
-@inline(__always)
+@inlinable
 package func require(
     _ condition: Bool, _ message: @autoclosure () -> String,
     file: StaticString = #fileID, line: UInt = #line
@@ -12,6 +12,7 @@ package func require(
 }
 
 /// Stops the program with `message`, in every build configuration (see ``require(_:_:file:line:)``).
+@inlinable
 package func misuse(_ message: String, file: StaticString = #fileID, line: UInt = #line) -> Never {
     fatalError(message, file: file, line: line)
 }

@@ -4,13 +4,13 @@ import Glibc
 /// loop's wait for work from another thread).
 ///
 /// The corresponding GLib type is `GCond` with its `GMutex`.
-final class Sleeper: @unchecked Sendable {
+package final class Sleeper: @unchecked Sendable {
     // Safe: the mutex and condition are only touched through pthread calls, which
     // synchronise themselves; the pointers never change after init.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
-    init() {
+    package init() {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(condition, nil)
     }
@@ -23,13 +23,13 @@ final class Sleeper: @unchecked Sendable {
     }
 
     /// Sleeps until `done()` returns true (checked under the mutex, so no wake is lost).
-    func sleep(until done: () -> Bool) {
+    package func sleep(until done: () -> Bool) {
         pthread_mutex_lock(mutex)
         while !done() { pthread_cond_wait(condition, mutex) }
         pthread_mutex_unlock(mutex)
     }
 
-    func wake() {
+    package func wake() {
         pthread_mutex_lock(mutex)
         pthread_cond_broadcast(condition)
         pthread_mutex_unlock(mutex)

@@ -6,14 +6,14 @@ import Glibc
 ///
 /// The corresponding CF mechanism is `_CFSetTSD`/`_CFGetTSD` (on pthread keys), which
 /// `CFRunLoopGetCurrent` reads.
-struct ThreadKey: @unchecked Sendable {
+package struct ThreadKey: @unchecked Sendable {
     // Safe: a pthread key is a number the C library hands out once; the library's own
     // calls synchronise its slots, each of which only its thread reads and writes.
-    private let key: pthread_key_t
+    @usableFromInline let key: pthread_key_t
 
     /// Creates a key whose `destructor` runs on an exiting thread with its non-nil value.
     /// Stops the program (`misuse`) when the C library has no key left.
-    init(destructor: @convention(c) (UnsafeMutableRawPointer?) -> Void) {
+    package init(destructor: @convention(c) (UnsafeMutableRawPointer?) -> Void) {
         var key = pthread_key_t()
         let status = pthread_key_create(&key, destructor)
         require(status == 0, "RunLoopKit: pthread_key_create failed (\(status))")
@@ -21,8 +21,10 @@ struct ThreadKey: @unchecked Sendable {
     }
 
     /// The calling thread's value, nil when it set none.
-    var value: UnsafeMutableRawPointer? { pthread_getspecific(key) }
+    @inlinable
+    package var value: UnsafeMutableRawPointer? { pthread_getspecific(key) }
 
     /// Sets the calling thread's value.
-    func set(_ value: UnsafeMutableRawPointer?) { pthread_setspecific(key, value) }
+    @inlinable
+    package func set(_ value: UnsafeMutableRawPointer?) { pthread_setspecific(key, value) }
 }
