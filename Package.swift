@@ -89,7 +89,7 @@ let package = Package(
         ),
         .target(
             name: "RunLoopKitGLib",
-            dependencies: ["RunLoopKit", "RunLoopKitPlatform", "CRunLoopKitGLib"]
+            dependencies: ["RunLoopKit", "CRunLoopKitGLib"]
         ),
         .testTarget(
             name: "RunLoopKitGLibTests",
@@ -111,7 +111,7 @@ let package = Package(
         .target(
             name: "RunLoopKitMetrics",
             dependencies: [
-                "RunLoopKit", "RunLoopKitPlatform",
+                "RunLoopKit",
                 .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
             ]
         ),

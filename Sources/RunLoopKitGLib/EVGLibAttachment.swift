@@ -1,5 +1,4 @@
 import RunLoopKit
-import RunLoopKitPlatform
 
 extension EVRunLoop {
     /// Lets GLib's `context` drive this loop: the loop becomes a `GSource` of the context,

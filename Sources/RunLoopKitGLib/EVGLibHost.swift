@@ -1,6 +1,5 @@
 import Glibc
 import RunLoopKit
-import RunLoopKitPlatform
 
 extension EVRunLoop {
     /// Runs GLib's `context` inside this loop, in `modes`: its timeouts, idles, descriptor

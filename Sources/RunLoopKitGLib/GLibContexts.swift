@@ -1,6 +1,5 @@
 import RunLoopKit
 import Synchronization
-import RunLoopKitPlatform
 
 /// Which contexts a loop of this process hosts, and which loops are attached to a context:
 /// a context is hosted once, a loop attached once, and a context a loop attaches to is not

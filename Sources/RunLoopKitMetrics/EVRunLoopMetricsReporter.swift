@@ -3,7 +3,6 @@
 import CoreMetrics
 import RunLoopKit
 import Synchronization
-import RunLoopKitPlatform
 
 /// Reports a loop's health figures (`EVRunLoop.metrics`) through
 /// apple/swift-metrics: each ``report()`` sends what the loop recorded since the last one.

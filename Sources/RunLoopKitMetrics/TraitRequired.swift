@@ -1,6 +1,5 @@
 #if !Metrics
 import RunLoopKit
-import RunLoopKitPlatform
 
 /// Without RunLoopKit's package trait "Metrics", RunLoopKitMetrics has no reporter: the trait
 /// brings in apple/swift-metrics, which no package using only the other products should
