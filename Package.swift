@@ -70,9 +70,13 @@ let package = Package(
     targets: [
         // libev's module map plus the C shim for its watcher macros and timerfd.
         .target(name: "CRunLoopKitLibev"),
+        // The platform layer: every system call of the library, behind small Swift surfaces
+        // with `package` access (ARCHITECTURE.md, "Layers"). Not a product: what it declares
+        // is the library's own.
+        .target(name: "RunLoopKitPlatform", dependencies: ["CRunLoopKitLibev"]),
         .target(
             name: "RunLoopKit",
-            dependencies: ["CRunLoopKitLibev"]
+            dependencies: ["CRunLoopKitLibev", "RunLoopKitPlatform"]
         ),
         .target(name: "RunLoopKitSVGPlot"),
         .target(name: "RunLoopKitTraceTimeline", dependencies: ["RunLoopKit", "RunLoopKitSVGPlot"]),

@@ -78,7 +78,7 @@ struct MisuseTests {
     func noPreconditionInSources() throws {
         let root = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let files = ["Sources/RunLoopKit", "Sources/RunLoopKitGLib"].flatMap { folder in
+        let files = ["Sources/RunLoopKit", "Sources/RunLoopKitPlatform", "Sources/RunLoopKitGLib"].flatMap { folder in
             FileManager.default.enumerator(at: root.appendingPathComponent(folder), includingPropertiesForKeys: nil)?
                 .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
         }

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import RunLoopKitPlatform
 
 extension EVRunLoop {
     /// One element of ``ticks(every:tolerance:)``, ``ticks(alignedTo:offset:tolerance:)``

@@ -1,4 +1,5 @@
 internal import CRunLoopKitLibev
+import RunLoopKitPlatform
 
 /// Bounds the monotonic clock without reading it: from the CPU's counter (`rdtsc`, about
 /// half the cost of `clock_gettime`: Benchmarks/PROFILING.md), where the kernel computes
@@ -22,7 +23,7 @@ internal import CRunLoopKitLibev
 /// Used on the loop's thread only (a value inside ``LibevBackend``).
 struct CycleClock {
     /// Whether the kernel's monotonic clock counts the CPU's counter (read once).
-    private static let isUsable = clibev_ticks_drive_monotonic() != 0
+    private static let isUsable = SystemClock.ticksDriveMonotonic()
 
     private let rate: CycleRate
     private var anchorNanos: Int64 = 0
@@ -52,9 +53,9 @@ struct CycleClock {
     /// Reads the monotonic clock, and keeps the reading as the anchor of later bounds: the
     /// counter read just before it, and how long the read took.
     mutating func read() -> Int64 {
-        guard Self.isUsable else { return clibev_monotonic_ns() }
+        guard Self.isUsable else { return SystemClock.monotonicNanoseconds() }
         let before = clibev_ticks()
-        let nanos = clibev_monotonic_ns()
+        let nanos = SystemClock.monotonicNanoseconds()
         let after = clibev_ticks()
         rate.observe(nanos: nanos, ticks: before, spread: after &- before)
         anchor(nanos: nanos, ticksBefore: before, ticksAfter: after)

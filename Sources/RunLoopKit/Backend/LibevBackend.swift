@@ -4,8 +4,8 @@ import FoundationEssentials
 import Foundation
 #endif
 internal import CRunLoopKitLibev
-import Glibc
 import Synchronization
+import RunLoopKitPlatform
 
 /// The real backend: one libev loop (`ev_loop_new`) per ``EVRunLoop``.
 ///
@@ -57,7 +57,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// The process's fork count (``CRunLoopKitLibev``'s `pthread_atfork` child handler) when the
     /// loop's kernel objects were last made: another value means this is a forked child.
     /// An atomic because ``wakeUp()`` reads it on any thread.
-    private let forkGeneration = Atomic<UInt32>(clibev_fork_generation())
+    private let forkGeneration = Atomic<UInt32>(ProcessForks.generation)
     private var armedDeadline: Int64 = -1
     /// Whether the deadline timerfd fired during the current wait, and whether anything
     /// else (a wake, a descriptor, a signal) did.
@@ -69,7 +69,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
     private var meanOversleep: Int64 = 50_000
     /// Spin budget (ns): grows by 1% of elapsed time, up to 2 ms; spinning spends it.
     private var spinBudget: Int64 = 2_000_000
-    private var budgetUpdated: Int64 = clibev_monotonic_ns()
+    private var budgetUpdated: Int64 = SystemClock.monotonicNanoseconds()
     /// Running mean of the time between precise waits (ns), and when the last one began.
     private var meanPrecisePeriod: Int64 = 1_000_000_000
     private var lastPreciseWait: Int64 = 0
@@ -105,7 +105,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
 
     init() throws(EVRunLoop.Error) {
         guard let loop = ev_loop_new(UInt32(EVFLAG_AUTO)) else {
-            throw EVRunLoop.Error(call: "ev_loop_new", errno: Glibc.errno)
+            throw EVRunLoop.Error(call: "ev_loop_new", errno: SystemErrno.current)
         }
         self.loop = loop
         do {
@@ -122,14 +122,14 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// The wake's eventfd, the deadline's `CLOCK_MONOTONIC` timerfd and the wall clock's
     /// `CLOCK_REALTIME` one (none when one of them cannot be made).
     private static func makeKernelWatchers() throws(EVRunLoop.Error) -> (wake: Watcher, deadline: Watcher, wallClock: Watcher) {
-        let wakeFD = clibev_eventfd_create()
-        guard wakeFD >= 0 else { throw EVRunLoop.Error(call: "eventfd", errno: Glibc.errno) }
-        let deadlineFD = clibev_timerfd_create(0)
-        let wallFD = clibev_timerfd_create(1)
+        let wakeFD = KernelWakes.makeEventDescriptor()
+        guard wakeFD >= 0 else { throw EVRunLoop.Error(call: "eventfd", errno: SystemErrno.current) }
+        let deadlineFD = KernelWakes.makeTimerDescriptor(realtime: false)
+        let wallFD = KernelWakes.makeTimerDescriptor(realtime: true)
         guard deadlineFD >= 0, wallFD >= 0 else {
-            let code = Glibc.errno
-            if deadlineFD >= 0 { close(deadlineFD) }
-            close(wakeFD)
+            let code = SystemErrno.current
+            if deadlineFD >= 0 { Descriptors.close(deadlineFD) }
+            Descriptors.close(wakeFD)
             throw EVRunLoop.Error(call: "timerfd_create", errno: code)
         }
         return (Watcher(io: wakeFD, interest: .read, token: -1), Watcher(io: deadlineFD, interest: .read, token: -1),
@@ -144,11 +144,11 @@ final class LibevBackend: Backend, @unchecked Sendable {
             if backend.signalReceiver != nil { backend.reportSignals() }
         }
         deadline.start(on: loop, owner: self) { backend, _ in
-            if clibev_timerfd_consume(backend.deadline.fd) == 1 { backend.deadlineFired = true }
+            if KernelWakes.consumeTimer(backend.deadline.fd) == .expired { backend.deadlineFired = true }
             backend.armedDeadline = -1
         }
         wallClock.start(on: loop, owner: self) { backend, _ in
-            if clibev_timerfd_consume(backend.wallClock.fd) == -2 {
+            if KernelWakes.consumeTimer(backend.wallClock.fd) == .clockChanged {
                 backend.otherEvent = true
                 backend.events?.wallClockChanged()
             }
@@ -159,7 +159,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
 
     /// Whether this process is a forked child that the loop has not adopted yet.
     private var isUnadoptedChild: Bool {
-        forkGeneration.load(ordering: .acquiring) != clibev_fork_generation()
+        forkGeneration.load(ordering: .acquiring) != ProcessForks.generation
     }
 
     /// In a forked child, before the loop first touches a kernel object (a wait, or either
@@ -175,7 +175,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
         ev_loop_fork(loop)
         for watcher in [wake, deadline, wallClock] {
             watcher.stop(on: loop)
-            close(watcher.fd)
+            Descriptors.close(watcher.fd)
         }
         do {
             (wake, deadline, wallClock) = try Self.makeKernelWatchers()
@@ -196,7 +196,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
         // collected here (no sink), and what is ready stays ready (level-triggered).
         ev_run(loop, Int32(EVRUN_NOWAIT))
         keepPollDescriptor()
-        forkGeneration.store(clibev_fork_generation(), ordering: .releasing)
+        forkGeneration.store(ProcessForks.generation, ordering: .releasing)
     }
 
     /// After `ev_loop_fork`: the number handed out as ``pollDescriptor`` (which a driving
@@ -209,8 +209,8 @@ final class LibevBackend: Backend, @unchecked Sendable {
         guard handedOut >= 0 else { return }
         let fresh = clibev_backend_fd(loop)
         guard fresh >= 0, fresh != handedOut else { return }
-        if clibev_dup_onto(fresh, handedOut) < 0 {
-            let code = Glibc.errno
+        if !Descriptors.duplicate(fresh, onto: handedOut) {
+            let code = SystemErrno.current
             misuse("EVRunLoop: after fork(), the child cannot keep the loop's poll descriptor \(handedOut): "
                 + "\(EVRunLoop.Error(call: "dup3", errno: code))")
         }
@@ -224,12 +224,12 @@ final class LibevBackend: Backend, @unchecked Sendable {
         if let signalReceiver { clibev_signal_receiver_free(signalReceiver) }
         for watcher in [wake, deadline, wallClock] {
             watcher.stop(on: loop)
-            close(watcher.fd)
+            Descriptors.close(watcher.fd)
         }
         ev_loop_destroy(loop)
     }
 
-    func now() -> EVRunLoop.Instant { EVRunLoop.Instant(nanoseconds: clibev_monotonic_ns()) }
+    func now() -> EVRunLoop.Instant { EVRunLoop.Instant(nanoseconds: SystemClock.monotonicNanoseconds()) }
 
     /// From the CPU's counter, extrapolating the last anchored clock reading (``CycleClock``),
     /// unless `anchor` or there is none under a second old: then the clock, anchored.
@@ -304,9 +304,9 @@ final class LibevBackend: Backend, @unchecked Sendable {
         return cycles.read() >= nanos
     }
 
-    func wallNow() -> Date { EVVirtualClock.date(nanoseconds: clibev_realtime_ns()) }
+    func wallNow() -> Date { EVVirtualClock.date(nanoseconds: SystemClock.realtimeNanoseconds()) }
 
-    func wallNanos() -> Int64 { clibev_realtime_ns() }
+    func wallNanos() -> Int64 { SystemClock.realtimeNanoseconds() }
 
     func wait(_ wait: Wait, events: any BackendEvents) {
         if isUnadoptedChild { adoptForkedChild(events) }
@@ -326,7 +326,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
         // A poll needs no clock, and a wait that is not precise no reading of it unless the
         // CPU's counter cannot tell whether the target passed; a precise one reads it for
         // its spin lead.
-        let now: Int64? = precise ? clibev_monotonic_ns() : nil
+        let now: Int64? = precise ? SystemClock.monotonicNanoseconds() : nil
         if target == .min || (now.map { target <= $0 } ?? hasReached(target)) {
             // A poll collects descriptor and signal readiness and consumes a pending wake, as
             // CF's zero-timeout wait reads its eventfd; with neither, there is nothing to do.
@@ -345,8 +345,8 @@ final class LibevBackend: Backend, @unchecked Sendable {
         } else {
             if armAt != armedDeadline {
                 // A deadline that cannot be armed would leave the loop asleep forever.
-                if clibev_timerfd_arm(deadline.fd, armAt, 0) != 0 {
-                    let code = Glibc.errno
+                if !KernelWakes.arm(deadline.fd, at: armAt) {
+                    let code = SystemErrno.current
                     misuse("EVRunLoop: cannot arm the deadline timerfd at \(armAt) ns: \(EVRunLoop.Error(call: "timerfd_settime", errno: code))")
                 }
                 armedDeadline = armAt
@@ -356,7 +356,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
             // nested run's wait). Sleep again then, as CF's wait would.
             sleepUntilEvent()
             guard deadlineFired else { return }
-            let oversleep = clibev_monotonic_ns() - armAt
+            let oversleep = SystemClock.monotonicNanoseconds() - armAt
             meanOversleep += (oversleep - meanOversleep) / 8
         }
         if lead > 0 && !otherEvent { spin(until: target) }
@@ -399,7 +399,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// wrote it meanwhile.
     private func readWake() {
         wakeUnread = false
-        _ = clibev_eventfd_consume(wake.fd)
+        _ = KernelWakes.consumeEvent(wake.fd)
         if signalReceiver != nil { reportSignals() }
     }
 
@@ -440,9 +440,9 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// Busy-waits on the monotonic clock until `target` (at most the lead: ≤ 250 µs),
     /// charging the spin budget.
     private func spin(until target: Int64) {
-        let start = clibev_monotonic_ns()
+        let start = SystemClock.monotonicNanoseconds()
         var now = start
-        while now < target { now = clibev_monotonic_ns() }
+        while now < target { now = SystemClock.monotonicNanoseconds() }
         spinBudget -= now - start
     }
 
@@ -454,7 +454,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
         // In a forked child not adopted yet the eventfd is the parent's: the wake stays
         // pending for the child's first wait, which adopts it first.
         if wakeWanted.load(ordering: .sequentiallyConsistent), !isUnadoptedChild {
-            _ = clibev_eventfd_increment(wakeFD.load(ordering: .relaxed))
+            KernelWakes.increment(wakeFD.load(ordering: .relaxed))
         }
     }
 
@@ -507,8 +507,8 @@ final class LibevBackend: Backend, @unchecked Sendable {
         wakeWanted.store(true, ordering: .sequentiallyConsistent)
         let armAt: Int64 = target == .max ? -1 : max(target, 0)
         if armAt != armedDeadline {
-            if clibev_timerfd_arm(deadline.fd, armAt, 0) != 0 {
-                let code = Glibc.errno
+            if !KernelWakes.arm(deadline.fd, at: armAt) {
+                let code = SystemErrno.current
                 misuse("EVRunLoop: cannot arm the deadline timerfd at \(armAt) ns: \(EVRunLoop.Error(call: "timerfd_settime", errno: code))")
             }
             armedDeadline = armAt
@@ -558,7 +558,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
             // A thread inherits its creator's signal mask: a signal blocked in every thread
             // (as in children of some process launchers) would never arrive. The loop's
             // thread is the one that asked for it, so it takes it.
-            _ = clibev_unblock_signal(number)
+            SignalClaims.unblock(number)
         }
     }
 
@@ -609,9 +609,9 @@ final class LibevBackend: Backend, @unchecked Sendable {
 
     /// Arms the realtime timerfd far in the future, only so that a clock set cancels it.
     private func armWallClockWatch() {
-        let yearAhead = clibev_realtime_ns() + 365 * 86_400 * 1_000_000_000
+        let yearAhead = SystemClock.realtimeNanoseconds() + 365 * 86_400 * 1_000_000_000
         // ECANCELED: the clock was set meanwhile; the watch reports it and re-arms.
-        if clibev_timerfd_arm(wallClock.fd, yearAhead, 1) != 0, case let code = Glibc.errno, code != ECANCELED {
+        if !KernelWakes.arm(wallClock.fd, at: yearAhead, cancelOnSet: true), case let code = SystemErrno.current, !KernelWakes.isClockChange(code) {
             misuse("EVRunLoop: cannot arm the wall-clock timerfd: \(EVRunLoop.Error(call: "timerfd_settime", errno: code))")
         }
     }
@@ -687,7 +687,7 @@ enum MainDispatchQueue {
 
     /// Reads the eventfd (CF's `__CFRunLoopServiceFileDescriptors` acknowledging the
     /// wake-up); whether it had been written.
-    static func consumeWake(_ handle: Int32) -> Bool { clibev_eventfd_consume(handle) == 1 }
+    static func consumeWake(_ handle: Int32) -> Bool { KernelWakes.consumeEvent(handle) }
 
     /// Runs what the main queue holds (`_dispatch_main_queue_callback_4CF`). Main thread only.
     static func drain() { _dispatch_main_queue_callback_4CF(nil) }

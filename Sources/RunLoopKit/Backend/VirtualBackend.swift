@@ -3,8 +3,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Glibc
 import Synchronization
+import RunLoopKitPlatform
 
 /// The backend of a loop on an ``EVVirtualClock``: a wait with a deadline moves the clock
 /// to it and returns at once; a wait without one blocks until ``wakeUp()``. Its wakes are
@@ -110,37 +110,4 @@ final class VirtualBackend: Backend {
     func setInterest(_ interest: EVSource.Readiness, token: Int) {}
 
     func unwatch(_ token: Int) {}
-}
-
-/// A pthread condition variable: one thread sleeps until another wakes it.
-private final class Sleeper: @unchecked Sendable {
-    // Safe: the mutex and condition are only touched through pthread calls, which
-    // synchronise themselves; the pointers never change after init.
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-
-    init() {
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(condition, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-        condition.deallocate()
-    }
-
-    /// Sleeps until `done()` returns true (checked under the mutex, so no wake is lost).
-    func sleep(until done: () -> Bool) {
-        pthread_mutex_lock(mutex)
-        while !done() { pthread_cond_wait(condition, mutex) }
-        pthread_mutex_unlock(mutex)
-    }
-
-    func wake() {
-        pthread_mutex_lock(mutex)
-        pthread_cond_broadcast(condition)
-        pthread_mutex_unlock(mutex)
-    }
 }

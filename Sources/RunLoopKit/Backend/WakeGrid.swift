@@ -1,4 +1,5 @@
 import Glibc
+import RunLoopKitPlatform
 
 /// Instants shared by every RunLoopKit loop on a machine, where tolerant wakes meet.
 ///
@@ -102,12 +103,7 @@ struct WakeGrid: Sendable, Equatable {
 
     /// Reads `/proc/sys/kernel/random/boot_id` (36 characters and a newline).
     private static func readBootID() -> String? {
-        let fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: 64)
-        let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard count > 0 else { return nil }
-        return String(decoding: bytes[..<count], as: UTF8.self)
+        Descriptors.readSmallFile("/proc/sys/kernel/random/boot_id", limit: 64)
+            .map { String(decoding: $0, as: UTF8.self) }
     }
 }

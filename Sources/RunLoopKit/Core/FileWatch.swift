@@ -1,4 +1,5 @@
 import Glibc
+import RunLoopKitPlatform
 
 /// A file source's side of inotify (``EVSource/init(watching:for:tolerance:label:handler:)``):
 /// the directory it is watched through, the changes that arrived since its last callout, and
@@ -41,9 +42,7 @@ final class FileWatch {
     /// Describes the watch of `path` (absolute; a file or a directory that exists); the
     /// loop's inotify instance watches it once the source is added to the loop.
     init(path: String, wanted: EVSource.FileChanges, tolerance: Int64, call: String) throws(EVRunLoop.Error) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw EVRunLoop.Error(call: "\(call): stat", errno: errno) }
-        if (info.st_mode & S_IFMT) == S_IFDIR {
+        if try EVRunLoop.Error.translating({ () throws(SystemCallError) in try Descriptors.isDirectory(path, call: call) }) {
             directory = path
             name = nil
         } else {

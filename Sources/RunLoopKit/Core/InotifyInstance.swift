@@ -5,6 +5,7 @@ import Foundation
 #endif
 import Glibc
 import Synchronization
+import RunLoopKitPlatform
 
 /// A loop's inotify instance, shared by all its file sources, and the table that hands each
 /// event to the sources it is about.
@@ -80,10 +81,9 @@ final class InotifyInstance: Sendable {
     private typealias Event = (wd: Int32, mask: UInt32, name: String?)
 
     /// Every inotify event a watch asks for.
-    private static let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB
-        | IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+    private static let mask = Inotify.mask
 
-    deinit { close() }
+    deinit { self.close() }
 
     /// The instance's descriptor, for the loop's backend to watch; -1 while none is open.
     var descriptor: Int32 { table.withLock { $0.descriptor } }
@@ -94,7 +94,7 @@ final class InotifyInstance: Sendable {
             defer { table = Table(closed: true) }
             return table.descriptor
         }
-        if fd >= 0 { Glibc.close(fd) }
+        if fd >= 0 { Descriptors.close(fd) }
     }
 
     /// In a forked child, the first time it is called there (or after another call made it):
@@ -117,17 +117,17 @@ final class InotifyInstance: Sendable {
         guard table.generation != now else { return }
         table.generation = now
         guard table.descriptor >= 0 else { return }
-        Glibc.close(table.descriptor)
-        table.descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        Descriptors.close(table.descriptor)
+        table.descriptor = Inotify.open()
         if table.descriptor < 0 {
-            misuse("EVRunLoop: after fork(), the child cannot make its loop's inotify instance: inotify_init1 failed (errno \(errno))")
+            misuse("EVRunLoop: after fork(), the child cannot make its loop's inotify instance: inotify_init1 failed (errno \(SystemErrno.current))")
         }
         let old = table.entries
         (table.entries, table.watchOf) = ([:], [:])
         for entry in old.values {
-            let wd = inotify_add_watch(table.descriptor, entry.directory, mask)
+            let wd = Inotify.addWatch(table.descriptor, entry.directory, mask: mask)
             guard wd >= 0 else {
-                let code = errno
+                let code = SystemErrno.current
                 table.lost += entry.sources.map { ($0, code) }
                 continue
             }
@@ -153,9 +153,9 @@ final class InotifyInstance: Sendable {
             guard !table.closed, table.watchOf[ObjectIdentifier(source)] == nil else { return nil }
             Self.adoptIfForked(&table)
             if table.descriptor < 0 {
-                let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+                let fd = Inotify.open()
                 guard fd >= 0 else {
-                    let code = errno
+                    let code = SystemErrno.current
                     let limits = code == EMFILE
                         ? ", limited by the process's descriptors (RLIMIT_NOFILE) and per user by "
                             + Self.limit("max_user_instances") + ","
@@ -165,8 +165,8 @@ final class InotifyInstance: Sendable {
                 table.descriptor = fd
                 table.generation = ProcessForks.generation
             }
-            let wd = inotify_add_watch(table.descriptor, watch.directory, Self.mask)
-            guard wd >= 0 else { return Self.refusal(of: watch, errno: errno) }
+            let wd = Inotify.addWatch(table.descriptor, watch.directory, mask: Self.mask)
+            guard wd >= 0 else { return Self.refusal(of: watch, errno: SystemErrno.current) }
             table.watchOf[ObjectIdentifier(source)] = wd
             table.entries[wd, default: Entry(directory: watch.directory)].insert(source, named: watch.name)
             return nil
@@ -197,7 +197,7 @@ final class InotifyInstance: Sendable {
             entry.remove(source, named: watch.name)
             if entry.count == 0 {
                 table.entries[wd] = nil
-                inotify_rm_watch(table.descriptor, wd)
+                Inotify.removeWatch(table.descriptor, wd)
             } else {
                 table.entries[wd] = entry
             }
@@ -212,7 +212,7 @@ final class InotifyInstance: Sendable {
         guard fd >= 0 else { return }
         withUnsafeTemporaryAllocation(byteCount: 65_536, alignment: 8) { buffer in
             while true {
-                let count = read(fd, buffer.baseAddress, buffer.count)
+                let count = Inotify.read(fd, into: buffer)
                 guard count > 0 else { return }
                 var events: [Event] = []
                 var offset = 0
@@ -227,7 +227,7 @@ final class InotifyInstance: Sendable {
                 for (event, sources) in addressees(of: events) {
                     for source in sources {
                         guard let watch = source.fileWatch else { continue }
-                        if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                        if event.mask & Inotify.overflow != 0 {
                             watch.recordOverflow()
                             changed(source)
                         } else if watch.handle(event.mask, entry: event.name) {
@@ -245,11 +245,11 @@ final class InotifyInstance: Sendable {
     private func addressees(of events: [Event]) -> [(Event, [EVSource])] {
         table.withLock { table in
             events.compactMap { event in
-                if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                if event.mask & Inotify.overflow != 0 {
                     return (event, table.entries.values.flatMap(\.sources))
                 }
                 guard let entry = table.entries[event.wd] else { return nil }  // a watch removed since
-                if event.mask & UInt32(IN_IGNORED) != 0 {
+                if event.mask & Inotify.ignored != 0 {
                     table.entries[event.wd] = nil
                     for source in entry.sources { table.watchOf[ObjectIdentifier(source)] = nil }
                 }

@@ -1,4 +1,5 @@
 import Glibc
+import RunLoopKitPlatform
 
 /// File sources on the loop's thread: their share of the loop's inotify instance
 /// (``InotifyInstance``), watched by the backend while the armed mode holds a file source,

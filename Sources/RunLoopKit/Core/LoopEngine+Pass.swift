@@ -1,4 +1,5 @@
 import Synchronization
+import RunLoopKitPlatform
 
 /// The run itself: CFRunLoop's `CFRunLoopRunSpecific` and `__CFRunLoopRun`, step for step.
 extension LoopEngine {

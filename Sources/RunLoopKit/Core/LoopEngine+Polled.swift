@@ -1,3 +1,5 @@
+import RunLoopKitPlatform
+
 /// A run whose waits another loop does: the pass of `LoopEngine+Pass.swift` cut at its wait.
 ///
 /// ``EVRunLoop/preparePolledPass(mode:until:returnAfterSourceHandled:)`` opens the run (`entry`) if none is open, runs

@@ -1,3 +1,5 @@
+import RunLoopKitPlatform
+
 /// Sources on the loop's thread: membership, descriptor arming per running mode, and
 /// firing (CF's `__CFRunLoopDoSources0`, and the source-1 branch of `__CFRunLoopRun`).
 ///
@@ -26,7 +28,7 @@ extension LoopEngine: BackendEvents {
             // From here on the open file itself is checked, not its inode (which the
             // anonymous-inode kinds share). A file the registry cannot take is never watched.
             do throws(Error) {
-                source.registryEntry = try watches.identities.register(fd)
+                source.registryEntry = try EVRunLoop.Error.translating { () throws(SystemCallError) in try watches.identities.register(fd) }
             } catch {
                 guard let state = states(for: mode).first else {
                     source.error = error

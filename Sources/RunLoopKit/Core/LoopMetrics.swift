@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import RunLoopKitPlatform
 
 /// The health metrics of one loop (``EVRunLoop/recordsMetrics``): busy and asleep time,
 /// passes, wakes by reason, callout durations by kind and timer lateness as histograms, the
@@ -102,7 +103,7 @@ final class LoopMetrics: Sendable {
         while true {
             let before = generation.load(ordering: .acquiring)
             guard before & 1 == 0 else {
-                sched_yield()  // a reset runs on the loop's thread
+                ThreadPause.yield()  // a reset runs on the loop's thread
                 continue
             }
             let metrics = figures()

@@ -1,17 +1,18 @@
-/// Stops the program with `message` unless `condition` holds: RunLoopKit's one check for
-/// misuse and bad input. The message names the call and the value at fault.
-///
-/// Swift drops `precondition`'s message under `-O`; this goes through `fatalError`, whose
-/// message is printed in every build configuration.
+import RunLoopKitPlatform
+
+/// RunLoopKit's `require`, for the targets above it (RunLoopKitGLib, RunLoopKitMetrics), which
+/// name RunLoopKit only: the platform layer's check (`RunLoopKitPlatform`'s `require`), inlined.
+/// Inside this module it shadows the platform's, to the same effect.
 @inline(__always)
 package func require(
     _ condition: Bool, _ message: @autoclosure () -> String,
     file: StaticString = #fileID, line: UInt = #line
 ) {
-    if _slowPath(!condition) { misuse(message(), file: file, line: line) }
+    RunLoopKitPlatform.require(condition, message(), file: file, line: line)
 }
 
-/// Stops the program with `message`, in every build configuration (see ``require(_:_:file:line:)``).
+/// RunLoopKit's `misuse`, for the targets above it: the platform layer's (see
+/// ``require(_:_:file:line:)``).
 package func misuse(_ message: String, file: StaticString = #fileID, line: UInt = #line) -> Never {
-    fatalError(message, file: file, line: line)
+    RunLoopKitPlatform.misuse(message, file: file, line: line)
 }

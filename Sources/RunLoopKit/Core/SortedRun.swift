@@ -1,3 +1,5 @@
+import RunLoopKitPlatform
+
 /// The entries of one ``TimerOrder`` that arrived in order: a ring buffer sorted by rank,
 /// appended at the back and taken from the front in O(1), without a sift.
 ///

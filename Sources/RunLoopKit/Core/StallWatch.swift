@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import RunLoopKitPlatform
 
 /// The stall reports of one loop (``EVRunLoop/reportStalls(over:_:)``): the callout running
 /// now, published without a lock for a watchdog thread that reports a callout still running
@@ -131,7 +132,7 @@ final class StallWatch: Sendable {
     private func watch() {
         let quantum = UInt32(min(max(threshold / 4, 1_000_000), 50_000_000) / 1_000)
         while !stopping.load(ordering: .acquiring) {
-            usleep(quantum)
+            ThreadPause.sleep(microseconds: quantum)
             let before = sequence.load(ordering: .acquiring)
             guard before & 1 == 1 else { continue }
             let callout = number.load(ordering: .relaxed)
@@ -155,9 +156,7 @@ final class StallWatch: Sendable {
     }
 
     private static func monotonicNow() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+        SystemClock.monotonicNanoseconds()
     }
 }
 

@@ -1,4 +1,4 @@
-import Glibc
+import RunLoopKitPlatform
 
 /// The loops of one thread: the thread's own loop, created on first use, and the stack of
 /// loops running on it (so that `EVRunLoop.current` inside a callout is the loop that
@@ -29,11 +29,11 @@ final class ThreadLoops {
 
     /// This thread's record, created on first use and released when the thread exits.
     static var current: ThreadLoops {
-        if let raw = pthread_getspecific(key) {
+        if let raw = key.value {
             return Unmanaged<ThreadLoops>.fromOpaque(raw).takeUnretainedValue()
         }
         let record = ThreadLoops()
-        pthread_setspecific(key, Unmanaged.passRetained(record).toOpaque())
+        key.set(Unmanaged.passRetained(record).toOpaque())
         ThreadIdentity.cache(record.id)
         return record
     }
@@ -60,20 +60,16 @@ final class ThreadLoops {
         adopted.append(WeakLoop(loop: loop))
     }
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let status = pthread_key_create(&key) { raw in
-            guard let raw else { return }
-            // The slot reads nil from here on (POSIX clears it before this call): so does
-            // the cached identity, and a later call on this thread gets a new record.
-            ThreadIdentity.cache(0)
-            let record = Unmanaged<ThreadLoops>.fromOpaque(raw).takeRetainedValue()
-            // Work queued to the thread's loops can never run: let it go, so that it does
-            // not keep them alive.
-            record.own?.ownerThreadExited()
-            for weak in record.adopted { weak.loop?.ownerThreadExited() }
-        }
-        require(status == 0, "RunLoopKit: pthread_key_create failed (\(status))")
-        return key
-    }()
+    /// The slot of each thread's record; its destructor lets the record go at the thread's exit.
+    private static let key = ThreadKey { raw in
+        guard let raw else { return }
+        // The slot reads nil from here on (POSIX clears it before this call): so does
+        // the cached identity, and a later call on this thread gets a new record.
+        ThreadIdentity.cache(0)
+        let record = Unmanaged<ThreadLoops>.fromOpaque(raw).takeRetainedValue()
+        // Work queued to the thread's loops can never run: let it go, so that it does
+        // not keep them alive.
+        record.own?.ownerThreadExited()
+        for weak in record.adopted { weak.loop?.ownerThreadExited() }
+    }
 }

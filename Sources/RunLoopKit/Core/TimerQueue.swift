@@ -1,3 +1,5 @@
+import RunLoopKitPlatform
+
 /// The timers of one mode, ordered for two questions: which timers are due, and when must
 /// the loop wake.
 ///

@@ -1,3 +1,5 @@
+import RunLoopKitPlatform
+
 /// A growable buffer of plain values that one ``TimerQueue`` owns alone: its records, index
 /// arrays and heaps. Unlike an `Array` it is a reference with no copy-on-write, so the
 /// queue's hot paths (a sift per fire) make no uniqueness checks; indices come from the

@@ -1,3 +1,5 @@
+import RunLoopKitPlatform
+
 /// The loop's backend watches, by token: a slot per watched descriptor or signal source
 /// (and one for the main queue's eventfd), reused after release. Claiming, releasing and
 /// finding a watch's source are O(1); a backend keeps its own watchers in an array indexed

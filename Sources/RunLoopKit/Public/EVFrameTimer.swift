@@ -1,4 +1,5 @@
 import Synchronization
+import RunLoopKitPlatform
 
 /// A display link: a callout once per frame, on a grid of frames at a fixed rate, that
 /// knows this frame's time, the next frame's time, and how many frames were dropped.

@@ -1,3 +1,5 @@
+import RunLoopKitPlatform
+
 /// A callout that runs at chosen points (``EVRunLoop/Activity``) of every run of the modes
 /// it was added to.
 ///

@@ -1,3 +1,5 @@
+import RunLoopKitPlatform
+
 extension EVRunLoop {
     /// A loop's health figures since metrics were turned on (``EVRunLoop/recordsMetrics``) or
     /// reset: how long it was busy and asleep, its passes, its wakes and why, how long its

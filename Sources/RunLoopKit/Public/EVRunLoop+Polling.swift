@@ -1,3 +1,5 @@
+import RunLoopKitPlatform
+
 /// Driving a loop from another loop: a descriptor to poll, a deadline, and a pass in two
 /// halves around the other loop's wait.
 extension EVRunLoop {

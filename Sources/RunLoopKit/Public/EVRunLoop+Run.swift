@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import RunLoopKitPlatform
 
 extension EVRunLoop {
     /// Runs `mode` until `deadline`, until ``stop()``, until the mode has nothing left to

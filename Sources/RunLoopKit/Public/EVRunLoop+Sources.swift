@@ -1,3 +1,5 @@
+import RunLoopKitPlatform
+
 extension EVRunLoop {
     /// Adds `source` to `mode` (or to every common mode, for ``Mode/common``). A signal
     /// source starts catching its signal now (a child source on a kernel without pidfds,

@@ -1,3 +1,5 @@
+import RunLoopKitPlatform
+
 extension EVRunLoop {
     /// A callout that ran, or still runs, past the threshold given to
     /// ``EVRunLoop/reportStalls(over:_:)``.

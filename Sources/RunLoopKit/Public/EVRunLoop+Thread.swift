@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import RunLoopKitPlatform
 
 extension EVRunLoop {
     /// Starts a thread, makes its loop and returns it: the loop runs its default mode (and

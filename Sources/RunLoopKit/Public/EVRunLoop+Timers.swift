@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import RunLoopKitPlatform
 
 extension EVRunLoop {
     /// Adds `timer` to `mode` (or to every common mode, for ``Mode/common``). Adding it to

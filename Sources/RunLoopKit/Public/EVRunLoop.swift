@@ -5,6 +5,7 @@ import Foundation
 #endif
 import Glibc
 import Synchronization
+import RunLoopKitPlatform
 
 /// A run loop with CFRunLoop's semantics — modes, observers, timers with tolerance, sources
 /// and blocks — whose waiting is done by libev.

@@ -1,4 +1,5 @@
 import Glibc
+import RunLoopKitPlatform
 
 extension EVSource {
     /// What happened to a watched file, or to the entries of a watched directory.

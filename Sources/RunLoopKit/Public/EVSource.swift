@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import RunLoopKitPlatform
 
 /// An input source: a manual event, a readable or writable file descriptor, a POSIX signal,
 /// a file's changes or a child process's exit, whose handler runs in the sources phase of a
@@ -292,7 +293,7 @@ public final class EVSource: @unchecked Sendable {
         require(fileDescriptor >= 0,
                 "EVSource(fileDescriptor:): file descriptor \(fileDescriptor) is negative")
         guard let identity = Self.identity(of: fileDescriptor) else {
-            throw EVRunLoop.Error(call: "EVSource(fileDescriptor: \(fileDescriptor)): fstat", errno: errno)
+            throw EVRunLoop.Error(call: "EVSource(fileDescriptor: \(fileDescriptor)): fstat", errno: SystemErrno.current)
         }
         require(!readiness.isEmpty, "EVSource(fileDescriptor:for:): readiness is empty")
         self.init(kind: .fileDescriptor(fileDescriptor), order: 0, label: label, descriptorIdentity: identity,
@@ -300,17 +301,13 @@ public final class EVSource: @unchecked Sendable {
     }
 
     /// The device and inode `fd` names, or nil (errno set) if it is not open.
-    static func identity(of fd: Int32) -> (device: UInt, inode: UInt)? {
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { return nil }
-        return (UInt(info.st_dev), UInt(info.st_ino))
-    }
+    static func identity(of fd: Int32) -> (device: UInt, inode: UInt)? { Descriptors.identity(of: fd) }
 
     /// Why the loop must not watch this descriptor source's fd (closed, or its number now
     /// names another file); nil when it may.
     func descriptorFailure() -> EVRunLoop.Error? {
         guard let fd = fileDescriptor, let expected = descriptorIdentity else { return nil }
-        guard let now = Self.identity(of: fd) else { return Self.closedError(fd, errno: errno) }
+        guard let now = Self.identity(of: fd) else { return Self.closedError(fd, errno: SystemErrno.current) }
         return now == expected ? nil : Self.reusedError(fd)
     }
 
@@ -370,7 +367,7 @@ public final class EVSource: @unchecked Sendable {
     func closeOwnedDescriptor() {
         guard closesDescriptor, let fd = fileDescriptor,
               !descriptorClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        close(fd)
+        Descriptors.close(fd)
     }
 
     /// Creates a source that fires on the loop's thread after the POSIX signal `number`
@@ -467,9 +464,11 @@ public final class EVSource: @unchecked Sendable {
     ) throws(EVRunLoop.Error) {
         let call = "EVSource(childProcess: \(pid))"
         require(pid > 0, "\(call): process id \(pid) is not positive")
-        try ChildProcess.checkIsChild(pid, call: call)
+        try EVRunLoop.Error.translating { () throws(SystemCallError) in try ChildProcess.checkIsChild(pid, call: call) }
         var pidfd: Int32 = -1
-        if usingPidfd, let fd = try ChildProcess.openDescriptor(pid, call: call) { pidfd = fd }
+        if usingPidfd, let fd = try EVRunLoop.Error.translating({ () throws(SystemCallError) in
+            try ChildProcess.openDescriptor(pid, call: call)
+        }) { pidfd = fd }
         self.init(kind: .childProcess(pid), order: 0, label: label, closesDescriptor: pidfd >= 0,
                   pidfd: pidfd, handler: handler)
     }
@@ -489,8 +488,9 @@ public final class EVSource: @unchecked Sendable {
         guard let pid = kind.processIdentifier else { return true }
         switch ChildProcess.reap(pid, pidfd: pidfd, call: "EVSource(childProcess: \(pid))") {
         case .running: return false
-        case .exited(let exit): childExit = exit
-        case .failed(let failure): error = failure
+        case .exited(let status): childExit = .exited(status)
+        case .signalled(let signal): childExit = .signalled(signal)
+        case .failed(let failure): error = EVRunLoop.Error(failure)
         }
         invalidate()
         return true
@@ -507,9 +507,7 @@ public final class EVSource: @unchecked Sendable {
     /// The corresponding CFRunLoop function is `CFRunLoopSourceSignal`.
     public func signal() {
         require(isManual, "EVSource.signal(): only manual sources can be signalled, not \(kind)")
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let nanos = UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
+        let nanos = UInt64(SystemClock.monotonicNanoseconds())
         _ = signalTime.compareExchange(expected: 0, desired: max(nanos, 1), ordering: .acquiringAndReleasing)
     }
 

@@ -1,3 +1,5 @@
+import RunLoopKitPlatform
+
 /// The `Duration` forms of the timer's wall-clock alignment, interval and tolerance: the
 /// same values as their `TimeInterval` spellings, kept to the nanosecond.
 extension EVTimer {

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Synchronization
+import RunLoopKitPlatform
 
 /// A timer that fires once or repeatedly in the modes of one run loop.
 ///

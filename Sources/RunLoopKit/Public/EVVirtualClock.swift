@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Synchronization
+import RunLoopKitPlatform
 
 /// A manual clock for deterministic tests: a loop built on it never sleeps on a deadline,
 /// it jumps the clock straight to it.

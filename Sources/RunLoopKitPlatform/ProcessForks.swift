@@ -4,7 +4,8 @@ internal import CRunLoopKitLibev
 /// shim's `pthread_atfork` child handler counts them (the count the loop's backend adopts a
 /// child by). Core compares the count a kernel object was made at (a loop's inotify
 /// instance) with this one to tell that it is now a child's copy of its parent's.
-enum ProcessForks {
+package enum ProcessForks {
     /// The process's fork count now: 0 in a process that is no forked child.
-    static var generation: UInt32 { clibev_fork_generation() }
+    @inlinable
+    package static var generation: UInt32 { clibev_fork_generation() }
 }

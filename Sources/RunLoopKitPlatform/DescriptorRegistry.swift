@@ -20,9 +20,9 @@ import Glibc
 /// such check (they require the watch to end before the close).
 ///
 /// Used on the loop's thread only: one per loop (in its ``WatchTable``).
-final class DescriptorRegistry {
+package final class DescriptorRegistry {
     /// What the registry answered for a descriptor.
-    enum Entry: Equatable {
+    package enum Entry: Equatable {
         /// Not shown to the registry yet.
         case unregistered
         /// Registered: the generation of its number that it is.
@@ -33,7 +33,7 @@ final class DescriptorRegistry {
     }
 
     /// Whether the number still names the registered file.
-    enum Match {
+    package enum Match {
         case same
         case closed
         case reused
@@ -46,6 +46,9 @@ final class DescriptorRegistry {
     /// Per descriptor number, how many files were registered under it.
     @exclusivity(unchecked) private var generations: [UInt64] = []
 
+    /// A registry with no descriptor registered; its epoll instance is made at the first.
+    package init() {}
+
     deinit {
         if epoll >= 0 { close(epoll) }
     }
@@ -54,23 +57,23 @@ final class DescriptorRegistry {
     /// epoll instance (the process is out of descriptors) or epoll is out of memory or
     /// watches: the file could then not be told from one that later takes its number, so it
     /// must not be watched.
-    func register(_ fd: Int32) throws(EVRunLoop.Error) -> Entry {
+    package func register(_ fd: Int32) throws(SystemCallError) -> Entry {
         if epoll < 0 {
             epoll = clibev_epoll_create()
             if epoll < 0 {
-                throw EVRunLoop.Error(call: "EVRunLoop.add(_:forMode:): epoll_create1 (the loop's descriptor registry)", errno: errno)
+                throw SystemCallError(call: "EVRunLoop.add(_:forMode:): epoll_create1 (the loop's descriptor registry)", errno: errno)
             }
         }
         switch add(fd) {
         case 0, EEXIST: return .generation(generations[Int(fd)])
         case let code where code == ENOMEM || code == ENOSPC:  // out of memory, fs.epoll.max_user_watches
-            throw EVRunLoop.Error(call: "EVRunLoop.add(_:forMode:): epoll_ctl(\(fd)) (the loop's descriptor registry)", errno: code)
+            throw SystemCallError(call: "EVRunLoop.add(_:forMode:): epoll_ctl(\(fd)) (the loop's descriptor registry)", errno: code)
         default: return .refused  // the kind of file (a regular file, an epoll too deeply nested)
         }
     }
 
     /// Whether `fd` still names the file registered as `generation`: one `epoll_ctl` call.
-    func check(_ fd: Int32, generation: UInt64) -> Match {
+    package func check(_ fd: Int32, generation: UInt64) -> Match {
         switch add(fd) {
         case EEXIST: generations[Int(fd)] == generation ? .same : .reused
         case EBADF: .closed

@@ -12,17 +12,17 @@ import Synchronization
 ///
 /// Core keeps the per-thread record (`ThreadLoops`); this seam is the only place it reaches
 /// the C shim for threads.
-enum ThreadIdentity {
+package enum ThreadIdentity {
     /// The main thread's number, known before the main thread first asks for it (so that
     /// ``EVRunLoop/main`` can be created on any thread).
-    static let main: UInt64 = 1
+    package static let main: UInt64 = 1
     private static let last = Atomic<UInt64>(main)
 
     /// The number for the calling thread, made once per thread record: ``main`` on the
     /// process's main thread (the one whose kernel thread id is the process id, asked of the
     /// kernel, never a `pthread_t` compared), otherwise a number no other thread of the
     /// process ever had.
-    static func assign() -> UInt64 {
+    package static func assign() -> UInt64 {
         clibev_is_main_thread() != 0 ? main : last.add(1, ordering: .relaxed).newValue
     }
 
@@ -30,8 +30,9 @@ enum ThreadIdentity {
     /// C function that loads a thread-local variable (where `pthread_getspecific` is a
     /// longer call). Out of line on purpose: an inlined thread-local read may be reused after
     /// an async function resumes on another thread; a call is made where it is written.
-    static var cached: UInt64 { clibev_thread_id() }
+    @inlinable
+    package static var cached: UInt64 { clibev_thread_id() }
 
     /// Caches `id` as the calling thread's number (0 forgets it).
-    static func cache(_ id: UInt64) { clibev_set_thread_id(id) }
+    package static func cache(_ id: UInt64) { clibev_set_thread_id(id) }
 }

@@ -12,14 +12,14 @@ import Glibc
 /// intercepts, so with this one the run reports only real races, also on that state, and
 /// needs no suppression (scripts/sanitizers says what was measured). Not a public API; no
 /// CF / libev / GLib counterpart.
-final class Mutex<Value: ~Copyable>: @unchecked Sendable {
+package final class Mutex<Value: ~Copyable>: @unchecked Sendable {
     // Sendable by its lock: `value` is touched only between pthread_mutex_lock and
     // pthread_mutex_unlock of `lock`, as Synchronization.Mutex guards its value.
     private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private var value: Value
 
     /// A mutex guarding `initialValue`.
-    init(_ initialValue: consuming sending Value) {
+    package init(_ initialValue: consuming sending Value) {
         value = initialValue
         pthread_mutex_init(lock, nil)
     }
@@ -30,7 +30,7 @@ final class Mutex<Value: ~Copyable>: @unchecked Sendable {
     }
 
     /// Runs `body` with the value while holding the lock.
-    func withLock<Result: ~Copyable, E: Error>(
+    package func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
         pthread_mutex_lock(lock)

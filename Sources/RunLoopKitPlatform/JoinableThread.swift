@@ -6,7 +6,7 @@ import Glibc
 /// ``join()`` returns. Foundation's `Thread` is detached and cannot be joined. One that
 /// nothing waits for (the thread that joins another for an async caller) is detached
 /// instead (``detach()``).
-struct JoinableThread: Sendable {
+package struct JoinableThread: Sendable {
     private let handle: pthread_t
     /// The process that started the thread: a child made by `fork()` has no copy of it.
     private let process: pid_t
@@ -20,7 +20,7 @@ struct JoinableThread: Sendable {
 
     /// Starts a joinable thread named `name` (the kernel keeps its first 15 bytes) running
     /// `body`. Stops the program with a message naming the error if the thread cannot start.
-    init(name: String?, _ body: @escaping @Sendable () -> Void) {
+    package init(name: String?, _ body: @escaping @Sendable () -> Void) {
         let start = Unmanaged.passRetained(Start(name: name, body: body)).toOpaque()
         var handle = pthread_t()
         let status = pthread_create(&handle, nil, { raw in
@@ -42,7 +42,7 @@ struct JoinableThread: Sendable {
     /// only the forking thread, so there is nothing to wait for, and `handle` names no
     /// thread of this process (POSIX leaves a join of it undefined; ThreadSanitizer stops
     /// the child on it).
-    func join() {
+    package func join() {
         guard getpid() == process else { return }
         let status = pthread_join(handle, nil)
         require(status == 0, "EVRunLoop: pthread_join failed: \(String(cString: strerror(status))) (errno \(status))")
@@ -50,13 +50,13 @@ struct JoinableThread: Sendable {
 
     /// Lets the thread go without a join (`pthread_detach`): it frees itself when it ends.
     /// Once per thread, instead of ``join()``.
-    func detach() {
+    package func detach() {
         let status = pthread_detach(handle)
         require(status == 0, "EVRunLoop: pthread_detach failed: \(String(cString: strerror(status))) (errno \(status))")
     }
 
     /// `name`'s longest prefix of whole characters that fits the kernel's 15 bytes.
-    static func kernelName(_ name: String) -> String {
+    package static func kernelName(_ name: String) -> String {
         var kept = ""
         for character in name {
             guard kept.utf8.count + character.utf8.count <= 15 else { break }

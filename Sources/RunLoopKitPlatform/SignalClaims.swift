@@ -9,7 +9,7 @@ import Glibc
 /// libev's `ev_signal` would bind the signal to one loop). The first watch of a signal in any
 /// loop records its disposition and installs the handler; the last one to stop restores the
 /// disposition (so an ignored signal is ignored again).
-enum SignalClaims {
+package enum SignalClaims {
     private struct Claim {
         var watchers: Int
         let previous: sigaction
@@ -29,7 +29,7 @@ enum SignalClaims {
     }
 
     /// Records one more watch of `signal`, in any loop; the first installs the handler.
-    static func claim(_ signal: Int32) {
+    package static func claim(_ signal: Int32) {
         withClaims { table in
             if var claim = table[signal] {
                 verify(signal, in: "EVRunLoop.add(_:forMode:)")
@@ -40,8 +40,8 @@ enum SignalClaims {
             var previous = sigaction()
             sigaction(signal, nil, &previous)
             if clibev_signal_catch(signal) != 0 {
-                let code = Glibc.errno
-                misuse("EVRunLoop.add(_:forMode:): cannot catch signal \(signal): \(EVRunLoop.Error(call: "sigaction", errno: code))")
+                let code = errno
+                misuse("EVRunLoop.add(_:forMode:): cannot catch signal \(signal): \(SystemCallError(call: "sigaction", errno: code))")
             }
             table[signal] = Claim(watchers: 1, previous: previous)
         }
@@ -91,7 +91,7 @@ enum SignalClaims {
 
     /// Records that a watch of `signal` stopped; after the last one, restores the
     /// disposition the signal had before the first.
-    static func release(_ signal: Int32) {
+    package static func release(_ signal: Int32) {
         withClaims { table in
             guard var claim = table[signal] else { return }
             claim.watchers -= 1
@@ -104,6 +104,10 @@ enum SignalClaims {
             sigaction(signal, &previous, nil)
         }
     }
+
+    /// Unblocks `signal` in the calling thread's signal mask (`pthread_sigmask`): a thread
+    /// inherits its creator's mask, and a signal blocked in every thread never arrives.
+    package static func unblock(_ signal: Int32) { _ = clibev_unblock_signal(signal) }
 }
 
 extension EVRunLoop {
