@@ -54,7 +54,7 @@ package enum SignalClaims {
     /// would never fire again. Nothing tells a process that a disposition changed: the loops
     /// check when a source is added, before each wait of a loop watching the signal, and when
     /// a `RunLoopKitServiceLifecycle` service starts (`verifyAll(in:)`).
-    static func verify(_ signal: Int32, in call: String) {
+    package static func verify(_ signal: Int32, in call: String) {
         let now: String
         switch clibev_signal_disposition(signal) {
         case 0: return
@@ -72,7 +72,7 @@ package enum SignalClaims {
     }
 
     /// ``verify(_:in:)`` for every signal a source watches, in any loop.
-    static func verifyAll(in call: String) {
+    package static func verifyAll(in call: String) {
         withClaims { table in
             for signal in table.keys.sorted() { verify(signal, in: call) }
         }
@@ -108,16 +108,4 @@ package enum SignalClaims {
     /// Unblocks `signal` in the calling thread's signal mask (`pthread_sigmask`): a thread
     /// inherits its creator's mask, and a signal blocked in every thread never arrives.
     package static func unblock(_ signal: Int32) { _ = clibev_unblock_signal(signal) }
-}
-
-extension EVRunLoop {
-    /// Stops the program with a message when a signal that a signal source watches, in any
-    /// loop, was taken from RunLoopKit's handler (`SignalClaims.verify(_:in:)`): for
-    /// RunLoopKitServiceLifecycle's service, which checks when its group has trapped its
-    /// signals.
-    ///
-    /// - Parameter call: the call to name in the message.
-    package static func verifySignalSources(in call: String) {
-        SignalClaims.verifyAll(in: call)
-    }
 }

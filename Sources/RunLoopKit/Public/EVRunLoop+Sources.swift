@@ -74,3 +74,15 @@ extension EVRunLoop {
         return source.modes.contains { $0.mode == mode }
     }
 }
+
+extension EVRunLoop {
+    /// Stops the program with a message when a signal that a signal source watches, in any
+    /// loop, was taken from RunLoopKit's handler (`SignalClaims.verify(_:in:)`): for
+    /// RunLoopKitServiceLifecycle's service, which checks when its group has trapped its
+    /// signals.
+    ///
+    /// - Parameter call: the call to name in the message.
+    package static func verifySignalSources(in call: String) {
+        SignalClaims.verifyAll(in: call)
+    }
+}
