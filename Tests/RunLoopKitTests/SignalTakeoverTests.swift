@@ -15,22 +15,33 @@ struct SignalTakeoverTests {
         result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
     }
 
+    /// A loop on a thread of its own with a source for `signal` in its default mode.
+    static func loopWatching(_ signal: Int32) -> LoopThread {
+        let thread = LoopThread()
+        _ = thread.onLoop {
+            let source = EVSource(signal: signal) { _ in }
+            thread.loop.add(source, forMode: .default)
+            return source
+        }
+        return thread
+    }
+
+    /// Wakes `thread`'s loop 20 times, 100 ms apart: each pass checks the dispositions.
+    static func passes(of thread: LoopThread) {
+        for _ in 0..<20 {
+            thread.loop.wakeUp()
+            usleep(100_000)
+        }
+    }
+
     @Test("a watched signal set to SIG_IGN behind the loop's back stops the program with a message")
     func ignoredBehindItsBack() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let thread = LoopThread()
-            _ = thread.onLoop {
-                let source = EVSource(signal: SIGUSR2) { _ in }
-                thread.loop.add(source, forMode: .default)
-                return source
-            }
+            let thread = Self.loopWatching(SIGUSR2)
             signal(SIGUSR2, SIG_IGN)
             // The loop's next passes find the disposition changed; a program still running
             // after them has a source that would never fire.
-            for _ in 0..<20 {
-                thread.loop.wakeUp()
-                usleep(100_000)
-            }
+            Self.passes(of: thread)
             exit(0)
         }
         let text = Self.standardError(result)
@@ -41,22 +52,14 @@ struct SignalTakeoverTests {
     @Test("a DispatchSource taking a watched signal (a ServiceGroup's way on Linux) stops the program with a message")
     func dispatchSourceTakesIt() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let thread = LoopThread()
-            _ = thread.onLoop {
-                let source = EVSource(signal: SIGUSR2) { _ in }
-                thread.loop.add(source, forMode: .default)
-                return source
-            }
+            let thread = Self.loopWatching(SIGUSR2)
             // libdispatch installs its own handler for the signal when the source registers.
             let registered = DispatchSemaphore(value: 0)
             let dispatchSource = DispatchSource.makeSignalSource(signal: SIGUSR2, queue: .global())
             dispatchSource.setRegistrationHandler { registered.signal() }
             dispatchSource.resume()
             _ = registered.wait(timeout: .now() + 60)
-            for _ in 0..<20 {
-                thread.loop.wakeUp()
-                usleep(100_000)
-            }
+            Self.passes(of: thread)
             withExtendedLifetime(dispatchSource) { exit(0) }
         }
         let text = Self.standardError(result)
@@ -67,12 +70,7 @@ struct SignalTakeoverTests {
     @Test("adding a source for a signal taken behind the loops' backs stops the program with a message")
     func addAfterTakeover() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let thread = LoopThread()
-            _ = thread.onLoop {
-                let source = EVSource(signal: SIGUSR1) { _ in }
-                thread.loop.add(source, forMode: .default)
-                return source
-            }
+            let thread = Self.loopWatching(SIGUSR1)
             signal(SIGUSR1, SIG_DFL)
             // On the loop's thread, before its next pass: the add finds it.
             _ = thread.onLoop {
