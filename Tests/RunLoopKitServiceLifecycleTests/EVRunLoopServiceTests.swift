@@ -62,6 +62,14 @@ struct EVRunLoopServiceTests {
         }
     }
 
+    /// The bits of `signal`'s handler now (`sigaction`): they change when something else
+    /// installs its own.
+    static func handlerBits(_ signal: Int32) -> UInt {
+        var action = sigaction()
+        sigaction(signal, nil, &action)
+        return withUnsafeBytes(of: &action.__sigaction_handler) { $0.load(as: UInt.self) }
+    }
+
     @Test("a RunLoopKit signal source for a signal the group traps stops the program with a message")
     func signalSourceBesideTheGroup() async {
         // In a child process: the dispositions are the whole process's. Without the check,
@@ -72,11 +80,22 @@ struct EVRunLoopServiceTests {
             let service = EVRunLoopService(name: "service-test")
             let source = EVSource(signal: SIGTERM) { _ in print("the loop's SIGTERM source fired") }
             service.loop.add(source, forMode: .common)
+            let ours = Self.handlerBits(SIGTERM)
             let (groupStarted, starting) = AsyncStream<Void>.makeStream()
             let group = ServiceGroup(services: [service, StartedSignal(started: starting)],
                                      gracefulShutdownSignals: [.sigterm])
             let running = Task { try await group.run() }
             for await _ in groupStarted { break }
+            // libdispatch installs the group's handler when its signal source registers, on a
+            // queue of its own, so it may come after the service's start (which checks once):
+            // wait for it, then let the loop pass (it checks before each wait).
+            var waited = 0
+            while Self.handlerBits(SIGTERM) == ours && waited < 6_000 {
+                usleep(10_000)
+                waited += 1
+            }
+            service.loop.wakeUp()
+            usleep(2_000_000)
             kill(getpid(), SIGTERM)
             _ = try? await running.value
             exit(0)
