@@ -80,7 +80,13 @@ struct EVRunLoopServiceTests {
             let service = EVRunLoopService(name: "service-test")
             let source = EVSource(signal: SIGTERM) { _ in print("the loop's SIGTERM source fired") }
             service.loop.add(source, forMode: .common)
-            let ours = Self.handlerBits(SIGTERM)
+            // An add from another thread claims the signal on the loop's thread: wait for
+            // RunLoopKit's handler (SIGTERM's default action is a handler of all zero bits).
+            var ours = Self.handlerBits(SIGTERM)
+            for _ in 0..<6_000 where ours == 0 {
+                usleep(10_000)
+                ours = Self.handlerBits(SIGTERM)
+            }
             let (groupStarted, starting) = AsyncStream<Void>.makeStream()
             let group = ServiceGroup(services: [service, StartedSignal(started: starting)],
                                      gracefulShutdownSignals: [.sigterm])
