@@ -62,8 +62,8 @@ protocol Backend: AnyObject, Sendable {
     /// ``prepareForeignWait(_:events:)`` has passed. Nil when the backend has none (the
     /// virtual one). Safe from any thread; the same descriptor for the backend's life.
     var pollDescriptor: Int32? { get }
-    /// Whether `fd` is the number of ``pollDescriptor``, asked without handing it out. Safe
-    /// from any thread.
+    /// Whether `fd` is the number handed out as ``pollDescriptor`` (false while nobody asked
+    /// for it). Safe from any thread; cheap enough for every add.
     func isPollDescriptor(_ fd: Int32) -> Bool
     /// Readies a wait that another loop does by polling ``pollDescriptor``: arms the
     /// descriptor for `wait`'s deadline (where ``wait(_:events:)`` would end a wait, without

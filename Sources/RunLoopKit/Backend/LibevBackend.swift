@@ -90,6 +90,10 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// watch), and the tokens watching each signal.
     private var signalReceiver: OpaquePointer?
     private var signalWatches: [Int32: [Int]] = [:]
+    /// Whether `signalWatches` has any, asked before every wait (``verifySignals()``): a
+    /// Bool without Swift's dynamic exclusivity check, loop thread only, no access spanning
+    /// a callout.
+    @exclusivity(unchecked) private var watchesSignals = false
     /// Whether tolerant wakes go on ``WakeGrid/machine`` (see ``tolerantTarget(_:)``).
     var usesSharedGrid = false
     /// libev's backend descriptor (``pollDescriptor``): -2 until first asked, -1 if the
@@ -470,10 +474,10 @@ final class LibevBackend: Backend, @unchecked Sendable {
         return fd >= 0 ? fd : nil
     }
 
-    /// Reads libev's backend descriptor without recording it as handed out (a number handed
-    /// out is kept across a fork: ``keepPollDescriptor()``). libev sets it when the loop is
-    /// made and changes it only in a forked child's adoption.
-    func isPollDescriptor(_ fd: Int32) -> Bool { fd >= 0 && fd == clibev_backend_fd(loop) }
+    /// Whether `fd` is the number handed out as ``pollDescriptor``: a program that never asked
+    /// for it has no number of it to add. Compares with the recorded number only, since reading
+    /// libev's descriptor again (`clibev_backend_fd`) makes and destroys a loop, on every add.
+    func isPollDescriptor(_ fd: Int32) -> Bool { fd >= 0 && fd == backendDescriptor.load(ordering: .relaxed) }
 
     var foreignDeadlinePassed: Bool { deadlineFired }
 
@@ -555,6 +559,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
             clibev_signal_receiver_want(signalReceiver, number, 1)
             SignalClaims.claim(number)
             signalWatches[number, default: []].append(token)
+            watchesSignals = true
             // A thread inherits its creator's signal mask: a signal blocked in every thread
             // (as in children of some process launchers) would never arrive. The loop's
             // thread is the one that asked for it, so it takes it.
@@ -565,7 +570,9 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// Stops the program with a message when a signal this loop watches was taken from the
     /// fan-out handler (`SignalClaims.verify(_:in:)`): its sources would wait for it forever.
     /// One `sigaction` read per watched signal, only in loops that watch signals.
+    @inline(__always)
     private func verifySignals() {
+        guard watchesSignals else { return }
         for signal in signalWatches.keys { SignalClaims.verify(signal, in: "EVRunLoop") }
     }
 
@@ -602,6 +609,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
         watchCount -= 1
         let remaining = tokens.filter { $0 != token }
         signalWatches[signal] = remaining.isEmpty ? nil : remaining
+        watchesSignals = !signalWatches.isEmpty
         // Released before it is unwanted: the disposition before comes back first.
         SignalClaims.release(signal)
         if remaining.isEmpty { clibev_signal_receiver_want(signalReceiver, signal, 0) }
