@@ -38,11 +38,7 @@ struct EVRunLoopServiceEdgeTests {
                 kill(getpid(), SIGTERM)
                 usleep(300_000)
             }
-            let (groupStarted, starting) = AsyncStream<Void>.makeStream()
-            let group = ServiceGroup(services: [service, StartedSignal(started: starting)],
-                                     gracefulShutdownSignals: [.sigterm])
-            let running = Task { try await group.run() }
-            for await _ in groupStarted { break }
+            let running = await runTrappingSIGTERM(service)
             kill(getpid(), SIGTERM)
             let ended: Void? = try? await running.value
             exit(ended != nil && runs.withLock { $0 } == 1 ? 0 : 1)

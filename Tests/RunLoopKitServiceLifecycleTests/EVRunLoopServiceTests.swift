@@ -34,6 +34,17 @@ struct StartedSignal: Service {
     }
 }
 
+/// Runs `service` in a `ServiceGroup` whose graceful shutdown comes on SIGTERM, and returns the
+/// group's task once the group has started its services (it traps its signals before that).
+func runTrappingSIGTERM(_ service: EVRunLoopService) async -> Task<Void, any Error> {
+    let (groupStarted, starting) = AsyncStream<Void>.makeStream()
+    let group = ServiceGroup(services: [service, StartedSignal(started: starting)],
+                             gracefulShutdownSignals: [.sigterm])
+    let running = Task { try await group.run() }
+    for await _ in groupStarted { break }
+    return running
+}
+
 /// A loop on its own thread as a swift-service-lifecycle service, stopped by its group.
 @Suite("Real time loop service")
 struct EVRunLoopServiceTests {
@@ -49,12 +60,7 @@ struct EVRunLoopServiceTests {
                 held = token
                 return await firstFire(on: service.loop, holding: token)
             }()
-            let (groupStarted, starting) = AsyncStream<Void>.makeStream()
-            let group = ServiceGroup(services: [service, StartedSignal(started: starting)],
-                                     gracefulShutdownSignals: [.sigterm])
-            let running = Task { try await group.run() }
-            // The group traps its signals before it starts its services.
-            for await _ in groupStarted { break }
+            let running = await runTrappingSIGTERM(service)
             kill(getpid(), SIGTERM)
             let ended: Void? = try? await running.value
             // The shutdown let go of the loop's timers (their thread has ended).
@@ -87,11 +93,7 @@ struct EVRunLoopServiceTests {
                 usleep(10_000)
                 ours = Self.handlerBits(SIGTERM)
             }
-            let (groupStarted, starting) = AsyncStream<Void>.makeStream()
-            let group = ServiceGroup(services: [service, StartedSignal(started: starting)],
-                                     gracefulShutdownSignals: [.sigterm])
-            let running = Task { try await group.run() }
-            for await _ in groupStarted { break }
+            let running = await runTrappingSIGTERM(service)
             // libdispatch installs the group's handler when its signal source registers, on a
             // queue of its own, so it may come after the service's start (which checks once):
             // wait for it, then let the loop pass (it checks before each wait).
