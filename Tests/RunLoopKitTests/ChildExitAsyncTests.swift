@@ -26,7 +26,9 @@ struct ChildExitAsyncTests {
         task.cancel()
         let start = ContinuousClock.now
         await #expect(throws: CancellationError.self) { _ = try await task.value }
-        #expect(ContinuousClock.now - start < .seconds(5))
+        // "At once" against the child's hour: the bound tells a cancelled wait from one that
+        // waited for the exit, with room for a loaded machine whose task threads stall.
+        #expect(ContinuousClock.now - start < .seconds(60))
         kill(pid, SIGKILL)
         var status: Int32 = 0
         #expect(waitpid(pid, &status, 0) == pid, "the cancelled wait's source did not reap the child")
