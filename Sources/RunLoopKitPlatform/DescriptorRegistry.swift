@@ -20,9 +20,11 @@ import Glibc
 /// such check (they require the watch to end before the close).
 ///
 /// Used on the loop's thread only: one per loop (in its ``WatchTable``).
-package final class DescriptorRegistry {
+// `@usableFromInline`: without it, no `@inlinable` body of this package type's members reaches
+// the module above (ARCHITECTURE.md, "Layers").
+@usableFromInline package final class DescriptorRegistry {
     /// What the registry answered for a descriptor.
-    package enum Entry: Equatable {
+    @usableFromInline package enum Entry: Equatable {
         /// Not shown to the registry yet.
         case unregistered
         /// Registered: the generation of its number that it is.
@@ -30,6 +32,17 @@ package final class DescriptorRegistry {
         /// epoll refuses the kind of file (a regular file, a directory; an epoll instance
         /// nested too deep): `fstat` decides.
         case refused
+
+        /// Whether both are the same answer. Written out and inlinable: the synthesized one
+        /// is called through the protocol's witness from the module above.
+        @inlinable
+        package static func == (lhs: Entry, rhs: Entry) -> Bool {
+            switch (lhs, rhs) {
+            case (.unregistered, .unregistered), (.refused, .refused): true
+            case let (.generation(left), .generation(right)): left == right
+            default: false
+            }
+        }
     }
 
     /// Whether the number still names the registered file.
