@@ -99,7 +99,9 @@ import Glibc
     private func add(_ fd: Int32) -> Int32 {
         let index = Int(fd)
         if index >= generations.count {
-            generations.append(contentsOf: repeatElement(0, count: index + 1 - generations.count))
+            // Doubled, not to the number: new numbers mostly come one above the last, and an
+            // append per add was a call per add.
+            generations.append(contentsOf: repeatElement(0, count: max(index + 1, 2 * generations.count) - generations.count))
         }
         guard clibev_epoll_add(epoll, fd, 0) != 0 else {
             generations[index] &+= 1
