@@ -56,9 +56,15 @@ extension EVRunLoop {
             /// branch but the last bucket's clamp; unsigned, so that the index needs no sign check.
             @inline(__always)
             static func bucket(ofNanoseconds nanos: Int64) -> Int {
+                Int(truncatingIfNeeded: Swift.min(unclampedBucket(ofNanoseconds: nanos), UInt64(bucketCount &- 1)))
+            }
+
+            /// ``bucket(ofNanoseconds:)`` before the last bucket's clamp: 0...251.
+            @inline(__always)
+            static func unclampedBucket(ofNanoseconds nanos: Int64) -> UInt64 {
                 let value = UInt64(clamping: nanos)
                 let shift = UInt64(truncatingIfNeeded: 61 &- (value | 4).leadingZeroBitCount)  // 0...61
-                return Int(truncatingIfNeeded: Swift.min(4 &* shift &+ (value &>> shift), UInt64(bucketCount &- 1)))
+                return 4 &* shift &+ (value &>> shift)
             }
 
             /// The bucket `duration` falls into.
