@@ -221,7 +221,8 @@ void clibev_signals_lock(void) { pthread_mutex_lock(&receivers_lock); }
 
 void clibev_signals_unlock(void) { pthread_mutex_unlock(&receivers_lock); }
 
-static _Atomic unsigned fork_generation = 0;
+// Read by the header's clibev_fork_generation (an acquiring load); added to only here.
+unsigned clibev_forks = 0;
 
 // fork() and the signal registry: the lock is held across the fork, so the child's copy is
 // never locked by a thread the child does not have; handlers that were reading a slot in
@@ -238,12 +239,10 @@ static void adopt_in_child(void) {
         if (receiver) atomic_store(&receiver->pending, 0);
     }
     pthread_mutex_unlock(&receivers_lock);
-    atomic_fetch_add(&fork_generation, 1);
+    __atomic_fetch_add(&clibev_forks, 1, __ATOMIC_SEQ_CST);
 }
 
 __attribute__((constructor)) static void watch_forks(void) { pthread_atfork(lock_for_fork, unlock_in_parent, adopt_in_child); }
-
-unsigned clibev_fork_generation(void) { return atomic_load_explicit(&fork_generation, memory_order_acquire); }
 
 int clibev_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
 

@@ -20,9 +20,11 @@ import Glibc
 /// such check (they require the watch to end before the close).
 ///
 /// Used on the loop's thread only: one per loop (in its ``WatchTable``).
-package final class DescriptorRegistry {
+// `@usableFromInline`: without it, no `@inlinable` body of this package type's members reaches
+// the module above (ARCHITECTURE.md, "Layers").
+@usableFromInline package final class DescriptorRegistry {
     /// What the registry answered for a descriptor.
-    package enum Entry: Equatable {
+    @usableFromInline package enum Entry: Equatable {
         /// Not shown to the registry yet.
         case unregistered
         /// Registered: the generation of its number that it is.
@@ -30,6 +32,17 @@ package final class DescriptorRegistry {
         /// epoll refuses the kind of file (a regular file, a directory; an epoll instance
         /// nested too deep): `fstat` decides.
         case refused
+
+        /// Whether both are the same answer. Written out and inlinable: the synthesized one
+        /// is called through the protocol's witness from the module above.
+        @inlinable
+        package static func == (lhs: Entry, rhs: Entry) -> Bool {
+            switch (lhs, rhs) {
+            case (.unregistered, .unregistered), (.refused, .refused): true
+            case let (.generation(left), .generation(right)): left == right
+            default: false
+            }
+        }
     }
 
     /// Whether the number still names the registered file.
@@ -86,7 +99,9 @@ package final class DescriptorRegistry {
     private func add(_ fd: Int32) -> Int32 {
         let index = Int(fd)
         if index >= generations.count {
-            generations.append(contentsOf: repeatElement(0, count: index + 1 - generations.count))
+            // Doubled, not to the number: new numbers mostly come one above the last, and an
+            // append per add was a call per add.
+            generations.append(contentsOf: repeatElement(0, count: max(index + 1, 2 * generations.count) - generations.count))
         }
         guard clibev_epoll_add(epoll, fd, 0) != 0 else {
             generations[index] &+= 1

@@ -1,11 +1,15 @@
-internal import CRunLoopKitLibev
+// Public: ``identity(of:)``'s `@inlinable` body calls `fstat` (declared, with `stat`, by the shim's
+// header, which includes libev's), and compiles into the caller.
+public import CRunLoopKitLibev
 import Glibc
 
 /// File descriptors, the platform's part: closing one, duplicating one onto a number, the
 /// file a descriptor or a path names (`fstat`, `stat`), and reading a small file whole.
 ///
 /// The corresponding swift-system type is `FileDescriptor` (`close`, `duplicate(as:)`).
-package enum Descriptors {
+// `@usableFromInline`: without it, no `@inlinable` body of this package type's members reaches
+// the module above (ARCHITECTURE.md, "Layers").
+@usableFromInline package enum Descriptors {
     /// Closes `fd`; its errors are not reported (Linux closes it whatever `close` returns).
     package static func close(_ fd: Int32) { _ = Glibc.close(fd) }
 
@@ -14,6 +18,7 @@ package enum Descriptors {
     package static func duplicate(_ fd: Int32, onto target: Int32) -> Bool { clibev_dup_onto(fd, target) >= 0 }
 
     /// The device and inode `fd` names, or nil (``SystemErrno/current`` set) if it is not open.
+    @inlinable
     package static func identity(of fd: Int32) -> (device: UInt, inode: UInt)? {
         var info = stat()
         guard fstat(fd, &info) == 0 else { return nil }

@@ -1,4 +1,5 @@
-internal import CRunLoopKitLibev
+// Public: the `@inlinable` bodies below call the shim, and compile into the caller.
+public import CRunLoopKitLibev
 import Glibc
 
 /// The kernel objects a libev backend sleeps on besides its epoll instance, the platform's
@@ -8,7 +9,9 @@ import Glibc
 ///
 /// The corresponding libev watchers are `ev_async` (an eventfd) and `ev_timer` (libev's
 /// own heap, to the millisecond of `epoll_wait`); sd-event keeps timerfds the same way.
-package enum KernelWakes {
+// `@usableFromInline`: without it, no `@inlinable` body of this package type's members reaches
+// the module above (ARCHITECTURE.md, "Layers").
+@usableFromInline package enum KernelWakes {
     /// A new eventfd, or -1.
     package static func makeEventDescriptor() -> Int32 { clibev_eventfd_create() }
 
@@ -36,7 +39,7 @@ package enum KernelWakes {
     package static func isClockChange(_ code: Int32) -> Bool { code == ECANCELED }
 
     /// What reading the timerfd `fd` found.
-    package enum Expiry {
+    @usableFromInline package enum Expiry {
         /// It expired.
         case expired
         /// Nothing (it did not expire since the last read).

@@ -1,10 +1,13 @@
-internal import CRunLoopKitLibev
+// Public: the `@inlinable` bodies below call the shim, and compile into the caller.
+public import CRunLoopKitLibev
 
 /// Forks, the platform's part: how many times this process is a forked child, as the C
 /// shim's `pthread_atfork` child handler counts them (the count the loop's backend adopts a
 /// child by). Core compares the count a kernel object was made at (a loop's inotify
 /// instance) with this one to tell that it is now a child's copy of its parent's.
-package enum ProcessForks {
+// `@usableFromInline`: without it, no `@inlinable` body of this package type's members reaches
+// the module above (ARCHITECTURE.md, "Layers").
+@usableFromInline package enum ProcessForks {
     /// The process's fork count now: 0 in a process that is no forked child.
     @inlinable
     package static var generation: UInt32 { clibev_fork_generation() }

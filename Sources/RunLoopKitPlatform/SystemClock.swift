@@ -1,4 +1,5 @@
-internal import CRunLoopKitLibev
+// Public: the `@inlinable` bodies below call the shim, and compile into the caller.
+public import CRunLoopKitLibev
 
 /// The kernel's clocks, the platform's part: `CLOCK_MONOTONIC` and `CLOCK_REALTIME` in
 /// nanoseconds (`clock_gettime`, through the C shim), and whether the monotonic clock counts
@@ -6,7 +7,9 @@ internal import CRunLoopKitLibev
 ///
 /// The corresponding libev calls are `ev_time` and `ev_now_update`'s `clock_gettime`; GLib's
 /// are `g_get_monotonic_time` and `g_get_real_time`.
-package enum SystemClock {
+// `@usableFromInline`: without it, no `@inlinable` body of this package type's members reaches
+// the module above (ARCHITECTURE.md, "Layers").
+@usableFromInline package enum SystemClock {
     /// `CLOCK_MONOTONIC` now, in nanoseconds.
     @inlinable
     package static func monotonicNanoseconds() -> Int64 { clibev_monotonic_ns() }

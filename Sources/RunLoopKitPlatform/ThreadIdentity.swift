@@ -1,4 +1,5 @@
-internal import CRunLoopKitLibev
+// Public: the `@inlinable` bodies below call the shim, and compile into the caller.
+public import CRunLoopKitLibev
 import Glibc
 import Synchronization
 
@@ -12,7 +13,9 @@ import Synchronization
 ///
 /// Core keeps the per-thread record (`ThreadLoops`); this seam is the only place it reaches
 /// the C shim for threads.
-package enum ThreadIdentity {
+// `@usableFromInline`: without it, no `@inlinable` body of this package type's members reaches
+// the module above (ARCHITECTURE.md, "Layers").
+@usableFromInline package enum ThreadIdentity {
     /// The main thread's number, known before the main thread first asks for it (so that
     /// ``EVRunLoop/main`` can be created on any thread).
     package static let main: UInt64 = 1

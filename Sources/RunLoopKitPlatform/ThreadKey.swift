@@ -1,4 +1,5 @@
-import Glibc
+// Public: the `@inlinable` accessors below call the C library, and compile into the caller.
+public import Glibc
 
 /// A thread-specific slot (`pthread_key_t`), the platform's part: one pointer per thread,
 /// and a destructor the C library calls with it when a thread that set it exits (the slot
@@ -6,7 +7,9 @@ import Glibc
 ///
 /// The corresponding CF mechanism is `_CFSetTSD`/`_CFGetTSD` (on pthread keys), which
 /// `CFRunLoopGetCurrent` reads.
-package struct ThreadKey: @unchecked Sendable {
+// `@usableFromInline`: without it, no `@inlinable` body of this package type's members reaches
+// the module above (ARCHITECTURE.md, "Layers").
+@usableFromInline package struct ThreadKey: @unchecked Sendable {
     // Safe: a pthread key is a number the C library hands out once; the library's own
     // calls synchronise its slots, each of which only its thread reads and writes.
     @usableFromInline let key: pthread_key_t

@@ -181,6 +181,25 @@ struct MetricsTests {
         source.invalidate()
     }
 
+    @Test("a callout and a lateness past the last bucket's lower bound count in the last bucket")
+    func pastTheLastBucket() {
+        let clock = EVVirtualClock()
+        let loop = EVRunLoop(clock: clock)
+        loop.recordsMetrics = true
+        let long = Duration.nanoseconds(1 << 41)  // beyond 2^40 ns, where the last bucket starts
+        loop.add(EVObserver(activities: .afterWaiting) { _, _ in clock.advance(by: long) }, forMode: .default)
+        loop.add(EVTimer(interval: .milliseconds(10), repeats: false) { _ in clock.advance(by: long) }, forMode: .default)
+        #expect(loop.run(mode: .default, for: .seconds(10_000)) == .finished)
+        let metrics = loop.metrics
+        var last = Histogram()
+        last.count = 1
+        last.total = long
+        last.max = long
+        last.buckets[Histogram.bucketCount - 1] = 1
+        #expect(metrics.callouts == [.timer: last, .observer: last])
+        #expect(metrics.lateness == last)  // the timer fired after the observer
+    }
+
     @Test("buckets: four to each power of two, each value inside its bucket's bounds")
     func buckets() {
         #expect((0..<8).map { Histogram.bucket(of: .nanoseconds($0)) } == [0, 1, 2, 3, 4, 5, 6, 7])

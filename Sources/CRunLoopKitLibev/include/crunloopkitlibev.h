@@ -120,7 +120,12 @@ void clibev_signals_unlock(void);
 
 /// How many times this process is a forked child (a `pthread_atfork` child handler counts):
 /// a loop that sees another value than when it made its kernel objects is in a child.
-unsigned clibev_fork_generation(void);
+/// Inline, so a read costs no call (read before every wait); the count, declared in the
+/// body, is defined in crunloopkitlibev.c and not imported into Swift.
+static inline unsigned clibev_fork_generation(void) {
+    extern unsigned clibev_forks;
+    return __atomic_load_n(&clibev_forks, __ATOMIC_ACQUIRE);
+}
 
 /// Child processes (a child source's pidfd and reaping; glibc before 2.36 has no
 /// `pidfd_open` wrapper, and Swift cannot call the variadic `syscall`).

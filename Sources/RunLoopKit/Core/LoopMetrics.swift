@@ -31,15 +31,36 @@ final class LoopMetrics: Sendable {
     let wakes: InlineArray<5, Atomic<Int>> = InlineArray { _ in Atomic(0) }
     /// Callouts by kind, indexed by `CalloutKind.rawValue - 1`: total and longest (ns; -1 for
     /// none, so that a callout of 0 ns is longer: the snapshot shows 0), and the histogram's
-    /// buckets (kind-major; their sum is the count). ``longestNanos`` is never below a kind's
-    /// longest, so only a callout longer than its kind's longest is compared with it.
+    /// slots (``slots`` per kind, kind-major; their sum is the count). ``longestNanos`` is
+    /// never below a kind's longest, so only a callout longer than its kind's longest is
+    /// compared with it.
     let calloutTotals: InlineArray<6, Atomic<Int64>> = InlineArray { _ in Atomic(0) }
     let calloutMaxima: InlineArray<6, Atomic<Int64>> = InlineArray { _ in Atomic(-1) }
-    let calloutBuckets: InlineArray<936, Atomic<Int>> = InlineArray { _ in Atomic(0) }  // 6 × 156
-    /// Timer lateness: total and largest (ns), buckets (their sum is the count).
+    let calloutBuckets: InlineArray<1536, Atomic<Int>> = InlineArray { _ in Atomic(0) }  // 6 × slots
+    /// Timer lateness: total and largest (ns), slots (their sum is the count).
     let latenessTotal = Atomic<Int64>(0)
     let latenessMax = Atomic<Int64>(0)
-    let latenessBuckets: InlineArray<156, Atomic<Int>> = InlineArray { _ in Atomic(0) }
+    let latenessBuckets: InlineArray<256, Atomic<Int>> = InlineArray { _ in Atomic(0) }
+
+    /// Slots per histogram: one for every bucket before the last one's clamp (0...251,
+    /// ``Histogram/unclampedBucket(ofNanoseconds:)``), so that recording a value clamps
+    /// nothing (the mask only shows the compiler the index is in bounds); a snapshot folds
+    /// the slots from the last bucket on into it (``buckets(_:)``).
+    static let slots = 256
+
+    /// The slot of a value of `nanos` nanoseconds.
+    @inline(__always)
+    static func slot(ofNanoseconds nanos: Int64) -> Int {
+        Int(truncatingIfNeeded: Histogram.unclampedBucket(ofNanoseconds: nanos) & 255)
+    }
+
+    /// A histogram's ``Histogram/bucketCount`` buckets from its slots (`slot(i)` reads slot
+    /// i): those from the last bucket on count in it.
+    private static func buckets(_ slot: (Int) -> Int) -> [Int] {
+        var buckets = (0..<Histogram.bucketCount).map(slot)
+        for index in Histogram.bucketCount..<slots { buckets[Histogram.bucketCount - 1] += slot(index) }
+        return buckets
+    }
     /// The longest callout's duration (ns; -1 for none), and the callout itself.
     let longestNanos = Atomic<Int64>(-1)
     let longest = Mutex<EVRunLoop.Metrics.Callout?>(nil)
@@ -53,7 +74,7 @@ final class LoopMetrics: Sendable {
         let nanos = max(nanos, 0)
         let index = Int(kind.rawValue) &- 1
         calloutTotals[index].bump(by: nanos)
-        calloutBuckets[index &* Histogram.bucketCount &+ Histogram.bucket(ofNanoseconds: nanos)].bump(by: 1)
+        calloutBuckets[index &* Self.slots &+ Self.slot(ofNanoseconds: nanos)].bump(by: 1)
         guard nanos > calloutMaxima[index].load(ordering: .relaxed) else { return false }
         calloutMaxima[index].store(nanos, ordering: .relaxed)
         return nanos > longestNanos.load(ordering: .relaxed)
@@ -72,7 +93,7 @@ final class LoopMetrics: Sendable {
         let nanos = max(nanos, 0)
         latenessTotal.bump(by: nanos)
         if nanos > latenessMax.load(ordering: .relaxed) { latenessMax.store(nanos, ordering: .relaxed) }
-        latenessBuckets[Histogram.bucket(ofNanoseconds: nanos)].bump(by: 1)
+        latenessBuckets[Self.slot(ofNanoseconds: nanos)].bump(by: 1)
     }
 
     /// The loop slept `nanos` and woke for `reason`.
@@ -125,15 +146,15 @@ final class LoopMetrics: Sendable {
         }
         for kind in Self.kinds {
             let index = Int(kind.rawValue) - 1
-            let base = index * Histogram.bucketCount
-            let buckets = (0..<Histogram.bucketCount).map { calloutBuckets[base + $0].load(ordering: .relaxed) }
+            let base = index * Self.slots
+            let buckets = Self.buckets { calloutBuckets[base + $0].load(ordering: .relaxed) }
             let count = buckets.reduce(0, +)
             guard count > 0 else { continue }
             metrics.callouts[kind] = Histogram(
                 count: count, totalNanoseconds: calloutTotals[index].load(ordering: .relaxed),
                 maxNanoseconds: max(calloutMaxima[index].load(ordering: .relaxed), 0), buckets: buckets)
         }
-        let lateness = (0..<Histogram.bucketCount).map { latenessBuckets[$0].load(ordering: .relaxed) }
+        let lateness = Self.buckets { latenessBuckets[$0].load(ordering: .relaxed) }
         metrics.lateness = Histogram(
             count: lateness.reduce(0, +), totalNanoseconds: latenessTotal.load(ordering: .relaxed),
             maxNanoseconds: latenessMax.load(ordering: .relaxed), buckets: lateness)
@@ -154,10 +175,10 @@ final class LoopMetrics: Sendable {
             calloutTotals[index].store(0, ordering: .relaxed)
             calloutMaxima[index].store(-1, ordering: .relaxed)
         }
-        for index in 0..<(6 * Histogram.bucketCount) { calloutBuckets[index].store(0, ordering: .relaxed) }
+        for index in 0..<(6 * Self.slots) { calloutBuckets[index].store(0, ordering: .relaxed) }
         latenessTotal.store(0, ordering: .relaxed)
         latenessMax.store(0, ordering: .relaxed)
-        for index in 0..<Histogram.bucketCount { latenessBuckets[index].store(0, ordering: .relaxed) }
+        for index in 0..<Self.slots { latenessBuckets[index].store(0, ordering: .relaxed) }
         longest.withLock { $0 = nil }
         longestNanos.store(-1, ordering: .relaxed)
         resets.bump(by: 1)

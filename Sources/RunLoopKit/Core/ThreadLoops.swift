@@ -28,10 +28,17 @@ final class ThreadLoops {
     private init() { id = ThreadIdentity.assign() }
 
     /// This thread's record, created on first use and released when the thread exits.
+    /// Inlined, with the creation out of line: read at every run's start.
+    @inline(__always)
     static var current: ThreadLoops {
         if let raw = key.value {
             return Unmanaged<ThreadLoops>.fromOpaque(raw).takeUnretainedValue()
         }
+        return makeCurrent()
+    }
+
+    @inline(never)
+    private static func makeCurrent() -> ThreadLoops {
         let record = ThreadLoops()
         key.set(Unmanaged.passRetained(record).toOpaque())
         ThreadIdentity.cache(record.id)

@@ -53,12 +53,18 @@ extension EVRunLoop {
             /// two bits below the highest, that is `4 s + (value >> s)` for `s = e - 2` (the
             /// shift leaves the highest bit and those two: 4...7). Values below 4 are their
             /// own bucket, the same formula with `s = 0`, which `value | 4` gives them. No
-            /// branch but the last bucket's clamp.
+            /// branch but the last bucket's clamp; unsigned, so that the index needs no sign check.
             @inline(__always)
             static func bucket(ofNanoseconds nanos: Int64) -> Int {
+                Int(truncatingIfNeeded: Swift.min(unclampedBucket(ofNanoseconds: nanos), UInt64(bucketCount &- 1)))
+            }
+
+            /// ``bucket(ofNanoseconds:)`` before the last bucket's clamp: 0...251.
+            @inline(__always)
+            static func unclampedBucket(ofNanoseconds nanos: Int64) -> UInt64 {
                 let value = UInt64(clamping: nanos)
-                let shift = 61 &- (value | 4).leadingZeroBitCount  // 0...61
-                return Swift.min(4 &* shift &+ Int(truncatingIfNeeded: value &>> UInt64(truncatingIfNeeded: shift)), bucketCount &- 1)
+                let shift = UInt64(truncatingIfNeeded: 61 &- (value | 4).leadingZeroBitCount)  // 0...61
+                return 4 &* shift &+ (value &>> shift)
             }
 
             /// The bucket `duration` falls into.
