@@ -74,9 +74,14 @@ let package = Package(
         // with `package` access (ARCHITECTURE.md, "Layers"). Not a product: what it declares
         // is the library's own.
         .target(name: "RunLoopKitPlatform", dependencies: ["CRunLoopKitLibev"]),
+        // The backend layer: the libev and virtual backends, the wake grid and the cycle
+        // clock, speaking plain values (nanoseconds, Wait, WakeWindow) with `package`
+        // access, so that the compiler keeps it below the engine and the API (ARCHITECTURE.md,
+        // "Layers"). Not a product.
+        .target(name: "RunLoopKitBackend", dependencies: ["CRunLoopKitLibev", "RunLoopKitPlatform"]),
         .target(
             name: "RunLoopKit",
-            dependencies: ["CRunLoopKitLibev", "RunLoopKitPlatform"]
+            dependencies: ["RunLoopKitBackend", "RunLoopKitPlatform"]
         ),
         .target(name: "RunLoopKitSVGPlot"),
         .target(name: "RunLoopKitTraceTimeline", dependencies: ["RunLoopKit", "RunLoopKitSVGPlot"]),
@@ -180,6 +185,7 @@ let package = Package(
             name: "RunLoopKitTests",
             dependencies: [
                 "RunLoopKit",
+                "RunLoopKitBackend",
                 "RunLoopKitTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]

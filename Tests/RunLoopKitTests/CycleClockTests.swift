@@ -1,5 +1,6 @@
 internal import CRunLoopKitLibev
 @testable import RunLoopKit
+@testable import RunLoopKitBackend
 import Glibc
 import Testing
 
@@ -103,7 +104,7 @@ extension CycleClockTests {
         let backend = try LibevBackend()
         let warm = clibev_monotonic_ns()
         while CycleRate.shared.nanosPerTick == 0, clibev_monotonic_ns() - warm < 200_000_000 {
-            _ = backend.nextGridPoint(after: EVRunLoop.Instant(nanoseconds: warm), every: interval)
+            _ = backend.nextGridPoint(after: warm, every: interval)
             usleep(100)
         }
         return backend
@@ -117,7 +118,7 @@ extension CycleClockTests {
         for round in 0..<20_000 {
             let start = clibev_monotonic_ns() - Int64(round % 8) * interval + interval / 2
             let before = clibev_monotonic_ns()
-            let next = backend.nextGridPoint(after: EVRunLoop.Instant(nanoseconds: start), every: interval).nanoseconds
+            let next = backend.nextGridPoint(after: start, every: interval)
             let after = clibev_monotonic_ns()
             // The first grid point after a reading taken between `before` and `after`.
             #expect((next - start) % interval == 0 && next > start)
@@ -136,7 +137,7 @@ extension CycleClockTests {
             let start = clibev_monotonic_ns() - 3 * interval
             for _ in 0..<100 {
                 let before = clibev_monotonic_ns()
-                let next = backend.nextGridPoint(after: EVRunLoop.Instant(nanoseconds: start), every: interval).nanoseconds
+                let next = backend.nextGridPoint(after: start, every: interval)
                 let after = clibev_monotonic_ns()
                 #expect((next - start) % interval == 0 && next > start)
                 #expect(next > before)

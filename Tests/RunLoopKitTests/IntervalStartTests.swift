@@ -1,5 +1,6 @@
 internal import CRunLoopKitLibev
 @testable import RunLoopKit
+@testable import RunLoopKitBackend
 import Testing
 
 /// Where a timer's interval starts on the real loop: at the add, never before it, and late by

@@ -1,4 +1,4 @@
-@testable import RunLoopKit
+@testable import RunLoopKitBackend
 import Testing
 
 /// When the libev backend spins before a precise deadline: only while its budget can pay

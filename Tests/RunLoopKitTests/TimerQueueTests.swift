@@ -106,7 +106,7 @@ struct TimerQueueTests {
         for index in 0..<1_000 { fixture.add(fire: Int64(index % 37), tolerance: 0) }
         for id in Array(fixture.live.keys) { fixture.remove(id) }
         fixture.check(0)
-        #expect(fixture.queue.wake.first.nanoseconds == .max)
+        #expect(fixture.queue.wake.first == .max)
         for index in 0..<1_000 { fixture.add(fire: Int64(index % 37), tolerance: 0) }
         #expect(fixture.live.values.allSatisfy { $0.slot < 1_000 })
         var random = SplitMix(seed: 9)

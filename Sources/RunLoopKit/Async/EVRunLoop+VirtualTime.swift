@@ -54,9 +54,9 @@ extension EVRunLoop {
 
     /// The virtual clock this loop runs on; a programmer error on a real loop.
     private func virtualClock(_ call: String) -> EVVirtualClock {
-        guard let backend = backend as? VirtualBackend else {
+        guard let clock = backend.virtualTime as? EVVirtualClock else {
             fatalError("EVRunLoop.\(call) needs a loop built on an EVVirtualClock (EVRunLoop(clock:)); the real loop's time cannot be moved")
         }
-        return backend.clock
+        return clock
     }
 }

@@ -1,3 +1,4 @@
+import RunLoopKitBackend
 /// libdispatch's main queue on the main loop: what CFRunLoop's `__CFRunLoopRun` does with its
 /// `dispatchPort` on Linux, step for step.
 ///

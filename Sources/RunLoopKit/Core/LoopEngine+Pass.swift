@@ -1,5 +1,6 @@
 import Synchronization
 import RunLoopKitPlatform
+import RunLoopKitBackend
 
 /// The run itself: CFRunLoop's `CFRunLoopRunSpecific` and `__CFRunLoopRun`, step for step.
 extension LoopEngine {
@@ -71,7 +72,7 @@ extension LoopEngine {
         shared.ignoreWakeUps.store(frame.enclosingIgnoresWakes, ordering: .releasing)
         runStack.removeLast()
         frame.thread.running.removeLast()
-        if metrics != nil, runStack.isEmpty { metricsFallAsleep(at: backend.measuringNow(anchor: true).nanoseconds) }
+        if metrics != nil, runStack.isEmpty { metricsFallAsleep(at: backend.measuringNow(anchor: true)) }
         if let outer = runStack.last { armDescriptors(for: outer) }
     }
 
@@ -191,7 +192,7 @@ extension LoopEngine {
     private func nothingArrived(in state: ModeState) -> Bool {
         guard !backend.collectedEvents && !hasReadySource(state) && !hasRunnableJobs(state) else { return false }
         let now = (lastWakeInstant ?? backend.now()).nanoseconds
-        return !state.timers.hasDue(at: now) || state.timers.wake.first.nanoseconds > now
+        return !state.timers.hasDue(at: now) || state.timers.wake.first > now
     }
 
     /// Fires the idle sources of `state` in ascending order (each still valid and in the mode).
@@ -239,7 +240,7 @@ extension LoopEngine {
 
     /// The clock before and after a wait that the trace or the metrics record: a reading
     /// that anchors the callouts' cheaper ones (``Backend/measuringNow(anchor:)``).
-    func waitNow() -> Instant { backend.measuringNow(anchor: true) }
+    func waitNow() -> Instant { Instant(nanoseconds: backend.measuringNow(anchor: true)) }
 
     /// Why the wait that just ended ended: its deadline, a source the backend reported ready
     /// (sources reported past `readyBefore`), the main queue, or else a wake-up.
@@ -260,9 +261,9 @@ extension LoopEngine {
         while true {
             drainInbox()
             var timers = state.timers.wake
-            timers.latest = min(timers.latest, deadline)
-            let wait: Wait = timers.served < deadline ? .until(timers)
-                : deadline == .distantFuture ? .forever : .until(.at(deadline))
+            timers.latest = min(timers.latest, deadline.nanoseconds)
+            let wait: Wait = timers.served < deadline.nanoseconds ? .until(timers)
+                : deadline == .distantFuture ? .forever : .until(.at(deadline.nanoseconds))
             shared.plannedWake.store(wait.latestNanoseconds, ordering: .relaxed)
             atomicMemoryFence(ordering: .sequentiallyConsistent)
             if !shared.inboxPending.load(ordering: .relaxed) { return wait }

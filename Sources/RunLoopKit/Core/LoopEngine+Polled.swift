@@ -1,4 +1,5 @@
 import RunLoopKitPlatform
+import RunLoopKitBackend
 
 /// A run whose waits another loop does: the pass of `LoopEngine+Pass.swift` cut at its wait.
 ///
@@ -127,7 +128,7 @@ extension LoopEngine {
             metricsFallAsleep(at: asleepAt)
             polledAsleepAt = asleepAt
         }
-        let target = backend.prepareForeignWait(planWait(state, until: Instant(nanoseconds: run.deadline)), events: self)
+        let target = Instant(nanoseconds: backend.prepareForeignWait(planWait(state, until: Instant(nanoseconds: run.deadline)), events: self))
         if backend.collectedEvents || backend.foreignDeadlinePassed { return .now }
         return target == .distantFuture ? .never : .at(target)
     }

@@ -1,4 +1,5 @@
 import RunLoopKitPlatform
+import RunLoopKitBackend
 
 /// Sources on the loop's thread: membership, descriptor arming per running mode, and
 /// firing (CF's `__CFRunLoopDoSources0`, and the source-1 branch of `__CFRunLoopRun`).
@@ -125,7 +126,7 @@ extension LoopEngine: BackendEvents {
         source.watchToken = watches.claim(source)
         // A child source's pidfd becomes readable when the child exits.
         let interest = source.kind.fileDescriptor == nil ? .read : source.readiness
-        backend.watch(.descriptor(fd, interest: interest), token: source.watchToken)
+        backend.watch(.descriptor(fd, interest: WatchInterest(interest)), token: source.watchToken)
     }
 
     /// Counts a new watch of the number `fd` (`state`: the mode about to run or running),
@@ -241,7 +242,7 @@ extension LoopEngine: BackendEvents {
     /// Applies a descriptor source's new ``EVSource/readiness`` to its watch, if it has one.
     func updateInterest(of source: EVSource) {
         guard source.watchToken >= 0 else { return }
-        backend.setInterest(source.readiness, token: source.watchToken)
+        backend.setInterest(WatchInterest(source.readiness), token: source.watchToken)
     }
 
     /// CF's `__CFRunLoopDoSources0`: collects the signalled manual sources of `state` first,

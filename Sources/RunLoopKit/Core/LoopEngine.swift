@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import RunLoopKitBackend
 
 /// Everything a loop keeps on its own thread: its modes and their tables, the queued blocks
 /// and jobs, the descriptor watches, the wake stamps and statistics; and the code that runs
@@ -174,7 +175,7 @@ final class LoopEngine {
     /// both take (``Backend/measuringNow(anchor:)``: the CPU's counter extrapolated from the
     /// reading anchored at the wake; the loop's clock on a virtual loop).
     @inline(__always)
-    private func calloutNow() -> Int64 { backend.measuringNow(anchor: false).nanoseconds }
+    private func calloutNow() -> Int64 { backend.measuringNow(anchor: false) }
 
     @inline(never)
     private func beginWatchedCallout(_ event: Trace.Event, due: Int64, after chain: Int64) -> CalloutMark {
@@ -283,7 +284,7 @@ final class LoopEngine {
     /// old ones and starts again for the new.
     func setMetrics(_ new: LoopMetrics?) {
         if let metrics, let since = awakeSince {
-            metrics.recordBusy(nanos: backend.measuringNow(anchor: true).nanoseconds &- since)
+            metrics.recordBusy(nanos: backend.measuringNow(anchor: true) &- since)
         }
         measuring = new.map(Unmanaged.passUnretained)
         awakeSince = nil
@@ -294,7 +295,7 @@ final class LoopEngine {
     /// (after the metrics were reset).
     func restartAwakeClock() {
         guard metrics != nil, !runStack.isEmpty else { return }
-        awakeSince = backend.measuringNow(anchor: true).nanoseconds
+        awakeSince = backend.measuringNow(anchor: true)
     }
 
     /// The loop falls asleep at `instant` (metrics on): its busy stretch ends.

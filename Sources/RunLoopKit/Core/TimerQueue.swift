@@ -1,4 +1,5 @@
 import RunLoopKitPlatform
+import RunLoopKitBackend
 
 /// The timers of one mode, ordered for two questions: which timers are due, and when must
 /// the loop wake.

@@ -6,6 +6,7 @@ import Foundation
 import Glibc
 import Synchronization
 import RunLoopKitPlatform
+import RunLoopKitBackend
 
 /// A run loop with CFRunLoop's semantics — modes, observers, timers with tolerance, sources
 /// and blocks — whose waiting is done by libev.
@@ -105,7 +106,7 @@ public final class EVRunLoop: @unchecked Sendable {
     /// - Parameter clock: the virtual clock the loop reads and moves; several loops may share one.
     public convenience init(clock: EVVirtualClock) {
         let thread = ThreadLoops.current
-        self.init(backend: VirtualBackend(clock: clock), owner: thread.id)
+        self.init(backend: makeVirtualBackend(clock: clock), owner: thread.id)
         thread.adopt(self)
     }
 
@@ -139,7 +140,7 @@ public final class EVRunLoop: @unchecked Sendable {
 
     private static func makeLibevLoop(owner: UInt64, isMainLoop: Bool = false) -> EVRunLoop {
         do {
-            return EVRunLoop(backend: try LibevBackend(), owner: owner, isMainLoop: isMainLoop)
+            return EVRunLoop(backend: try makeLibevBackend(), owner: owner, isMainLoop: isMainLoop)
         } catch {
             misuse("EVRunLoop: cannot create the libev loop: \(error)")
         }

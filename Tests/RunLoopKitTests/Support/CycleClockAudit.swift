@@ -1,5 +1,6 @@
 internal import CRunLoopKitLibev
 @testable import RunLoopKit
+@testable import RunLoopKitBackend
 import Glibc
 
 /// Checks a ``CycleClock``'s answers against real clock readings, as its callers use it: an

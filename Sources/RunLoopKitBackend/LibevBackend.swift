@@ -1,13 +1,8 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 internal import CRunLoopKitLibev
 import Synchronization
 import RunLoopKitPlatform
 
-/// The real backend: one libev loop (`ev_loop_new`) per ``EVRunLoop``.
+/// The real backend: one libev loop (`ev_loop_new`) per `EVRunLoop`.
 ///
 /// - Deadlines: a `CLOCK_MONOTONIC` timerfd armed at the absolute deadline, watched by an
 ///   `ev_io`. libev's own timers ride on `epoll_wait`'s millisecond timeout and land up to
@@ -64,7 +59,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
     private var deadlineFired = false
     private var otherEvent = false
     var collectedEvents: Bool { otherEvent }
-    private(set) var expiredDeadline: EVRunLoop.Instant?
+    private(set) var expiredDeadlineNanos: Int64?
     /// Running mean of how late the kernel wakes us after the timerfd's expiry (ns).
     private var meanOversleep: Int64 = 50_000
     /// Spin budget (ns): grows by 1% of elapsed time, up to 2 ms; spinning spends it.
@@ -73,16 +68,16 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// Running mean of the time between precise waits (ns), and when the last one began.
     private var meanPrecisePeriod: Int64 = 1_000_000_000
     private var lastPreciseWait: Int64 = 0
-    /// Bounds the clock between readings, for ``nextGridPoint(after:every:)`` and ``now(lateBy:)``.
+    /// Bounds the clock between readings, for ``nextGridPoint(after:every:)`` and ``monotonicNanos(lateBy:)``.
     @exclusivity(unchecked) private var cycles = CycleClock()
     /// The last grid point ``nextGridPoint(after:every:)`` skipped to, with the schedule it
     /// was for: while the clock is certainly before it, it is the answer again for that
     /// schedule (timers made for one date fire one after another).
     private var lastSkip: (scheduled: Int64, interval: Int64, next: Int64) = (0, 0, .min)
-    /// The last answer of ``now(lateBy:)`` (ns), which the next never precedes.
+    /// The last answer of ``monotonicNanos(lateBy:)`` (ns), which the next never precedes.
     private var latestLateNow: Int64 = .min
     /// The descriptor watchers, indexed by their token (a slot of the loop's
-    /// ``WatchTable``), and how many there are.
+    /// `WatchTable`), and how many there are.
     /// Both skip Swift's dynamic exclusivity checks: loop thread only, no access spans a callout.
     @exclusivity(unchecked) private var watchers: [Watcher?] = []
     @exclusivity(unchecked) private var watchCount = 0
@@ -107,9 +102,9 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// holds it for the whole call.
     private(set) unowned(unsafe) var events: (any BackendEvents)?
 
-    init() throws(EVRunLoop.Error) {
+    init() throws(SystemCallError) {
         guard let loop = ev_loop_new(UInt32(EVFLAG_AUTO)) else {
-            throw EVRunLoop.Error(call: "ev_loop_new", errno: SystemErrno.current)
+            throw SystemCallError(call: "ev_loop_new", errno: SystemErrno.current)
         }
         self.loop = loop
         do {
@@ -125,16 +120,16 @@ final class LibevBackend: Backend, @unchecked Sendable {
 
     /// The wake's eventfd, the deadline's `CLOCK_MONOTONIC` timerfd and the wall clock's
     /// `CLOCK_REALTIME` one (none when one of them cannot be made).
-    private static func makeKernelWatchers() throws(EVRunLoop.Error) -> (wake: Watcher, deadline: Watcher, wallClock: Watcher) {
+    private static func makeKernelWatchers() throws(SystemCallError) -> (wake: Watcher, deadline: Watcher, wallClock: Watcher) {
         let wakeFD = KernelWakes.makeEventDescriptor()
-        guard wakeFD >= 0 else { throw EVRunLoop.Error(call: "eventfd", errno: SystemErrno.current) }
+        guard wakeFD >= 0 else { throw SystemCallError(call: "eventfd", errno: SystemErrno.current) }
         let deadlineFD = KernelWakes.makeTimerDescriptor(realtime: false)
         let wallFD = KernelWakes.makeTimerDescriptor(realtime: true)
         guard deadlineFD >= 0, wallFD >= 0 else {
             let code = SystemErrno.current
             if deadlineFD >= 0 { Descriptors.close(deadlineFD) }
             Descriptors.close(wakeFD)
-            throw EVRunLoop.Error(call: "timerfd_create", errno: code)
+            throw SystemCallError(call: "timerfd_create", errno: code)
         }
         return (Watcher(io: wakeFD, interest: .read, token: -1), Watcher(io: deadlineFD, interest: .read, token: -1),
                 Watcher(io: wallFD, interest: .read, token: -1))
@@ -216,7 +211,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
         if !Descriptors.duplicate(fresh, onto: handedOut) {
             let code = SystemErrno.current
             misuse("EVRunLoop: after fork(), the child cannot keep the loop's poll descriptor \(handedOut): "
-                + "\(EVRunLoop.Error(call: "dup3", errno: code))")
+                + "\(SystemCallError(call: "dup3", errno: code))")
         }
     }
 
@@ -233,19 +228,19 @@ final class LibevBackend: Backend, @unchecked Sendable {
         ev_loop_destroy(loop)
     }
 
-    func now() -> EVRunLoop.Instant { EVRunLoop.Instant(nanoseconds: SystemClock.monotonicNanoseconds()) }
+    func monotonicNanos() -> Int64 { SystemClock.monotonicNanoseconds() }
 
     /// From the CPU's counter, extrapolating the last anchored clock reading (``CycleClock``),
     /// unless `anchor` or there is none under a second old: then the clock, anchored.
-    func measuringNow(anchor: Bool) -> EVRunLoop.Instant {
-        if !anchor, let nanos = cycles.estimate(at: CycleClock.ticks()) { return EVRunLoop.Instant(nanoseconds: nanos) }
+    func measuringNow(anchor: Bool) -> Int64 {
+        if !anchor, let nanos = cycles.estimate(at: CycleClock.ticks()) { return nanos }
         return anchoredNow()
     }
 
     /// The clock, anchoring the counter: out of line, so that the estimate above saves no
     /// registers (a small leaf on the fire path).
     @inline(never)
-    private func anchoredNow() -> EVRunLoop.Instant { EVRunLoop.Instant(nanoseconds: cycles.read()) }
+    private func anchoredNow() -> Int64 { cycles.read() }
 
     /// Answers from the CPU's counter when every reading within its bounds gives the same
     /// grid point (``CycleClock``); otherwise reads the clock, which anchors the counter's
@@ -254,15 +249,15 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// Behind, a timer with the schedule of the last one that skipped gets the same grid
     /// point while the clock is certainly before it: that point was the first after an
     /// earlier reading, and no grid point lies between that reading and now.
-    func nextGridPoint(after scheduled: EVRunLoop.Instant, every intervalNanos: Int64) -> EVRunLoop.Instant {
-        let start = scheduled.nanoseconds
+    func nextGridPoint(after scheduled: Int64, every intervalNanos: Int64) -> Int64 {
+        let start = scheduled
         let next = start.saturatingAdd(intervalNanos)
         let ticks = CycleClock.ticks()
-        if cycles.isBefore(next, at: ticks) { return EVRunLoop.Instant(nanoseconds: next) }  // keeping up
+        if cycles.isBefore(next, at: ticks) { return next }  // keeping up
         if lastSkip.scheduled == start, lastSkip.interval == intervalNanos, cycles.isBefore(lastSkip.next, at: ticks) {
-            return EVRunLoop.Instant(nanoseconds: lastSkip.next)
+            return lastSkip.next
         }
-        return EVRunLoop.Instant(nanoseconds: skip(from: start, every: intervalNanos, at: ticks))
+        return skip(from: start, every: intervalNanos, at: ticks)
     }
 
     /// The first grid point after now of a timer that is behind, from the counter's bounds
@@ -283,18 +278,18 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// A bound from the CPU's counter (``CycleClock/upperBound(lateBy:)``) when one is that
     /// close; otherwise the clock, read, which anchors the bounds of the calls after it (so a
     /// burst of adds reads the clock once, then again when the anchor is too old).
-    func now(lateBy slack: Int64) -> EVRunLoop.Instant {
+    func monotonicNanos(lateBy slack: Int64) -> Int64 {
         guard let bound = cycles.upperBound(lateBy: slack) else { return lateNowFromClock() }
         latestLateNow = max(latestLateNow, bound)
-        return EVRunLoop.Instant(nanoseconds: latestLateNow)
+        return latestLateNow
     }
 
-    /// ``now(lateBy:)`` from a clock reading: out of line, so that the bound's path saves no
+    /// ``monotonicNanos(lateBy:)`` from a clock reading: out of line, so that the bound's path saves no
     /// registers for its calls.
     @inline(never)
-    private func lateNowFromClock() -> EVRunLoop.Instant {
+    private func lateNowFromClock() -> Int64 {
         latestLateNow = max(latestLateNow, cycles.read())
-        return EVRunLoop.Instant(nanoseconds: latestLateNow)
+        return latestLateNow
     }
 
     /// From the CPU's counter when its bounds lie wholly before or after `nanos`; otherwise
@@ -308,8 +303,6 @@ final class LibevBackend: Backend, @unchecked Sendable {
         return cycles.read() >= nanos
     }
 
-    func wallNow() -> Date { EVVirtualClock.date(nanoseconds: SystemClock.realtimeNanoseconds()) }
-
     func wallNanos() -> Int64 { SystemClock.realtimeNanoseconds() }
 
     func wait(_ wait: Wait, events: any BackendEvents) {
@@ -317,14 +310,14 @@ final class LibevBackend: Backend, @unchecked Sendable {
         verifySignals()
         self.events = events
         defer { self.events = nil }
-        expiredDeadline = nil
+        expiredDeadlineNanos = nil
         deadlineFired = false
         otherEvent = false
         let precise: Bool
         let target: Int64
         switch wait {
         case .poll: (precise, target) = (false, .min)
-        case .until(let window): (precise, target) = (window.precise, window.precise ? window.latest.nanoseconds : tolerantTarget(window))
+        case .until(let window): (precise, target) = (window.precise, window.precise ? window.latest : tolerantTarget(window))
         case .forever: (precise, target) = (false, .max)
         }
         // A poll needs no clock, and a wait that is not precise no reading of it unless the
@@ -351,7 +344,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
                 // A deadline that cannot be armed would leave the loop asleep forever.
                 if !KernelWakes.arm(deadline.fd, at: armAt) {
                     let code = SystemErrno.current
-                    misuse("EVRunLoop: cannot arm the deadline timerfd at \(armAt) ns: \(EVRunLoop.Error(call: "timerfd_settime", errno: code))")
+                    misuse("EVRunLoop: cannot arm the deadline timerfd at \(armAt) ns: \(SystemCallError(call: "timerfd_settime", errno: code))")
                 }
                 armedDeadline = armAt
             }
@@ -365,7 +358,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
         }
         if lead > 0 && !otherEvent { spin(until: target) }
         // The timerfd fired, or the lead was spun to the deadline with nothing else ready.
-        if deadlineFired || (lead > 0 && !otherEvent) { expiredDeadline = EVRunLoop.Instant(nanoseconds: target) }
+        if deadlineFired || (lead > 0 && !otherEvent) { expiredDeadlineNanos = target }
     }
 
     /// `ev_run` until the deadline fires or another event comes, the wake's eventfd read
@@ -414,10 +407,10 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// at most 1/16 of the window: ``WakeGrid``), if any.
     private func tolerantTarget(_ window: WakeWindow) -> Int64 {
         let reserve = 1_000_000 &+ 2 &* max(meanOversleep, 0)
-        if usesSharedGrid, let point = WakeGrid.machine.place(window, reserve: .nanoseconds(reserve)) {
-            return point.nanoseconds
+        if usesSharedGrid, let point = WakeGrid.machine.place(window, reserve: reserve) {
+            return point
         }
-        let (first, served, latest) = (window.first.nanoseconds, window.served.nanoseconds, window.latest.nanoseconds)
+        let (first, served, latest) = (window.first, window.served, window.latest)
         guard served != latest else { return latest }
         return max(first, min(served, latest &- reserve))
     }
@@ -485,7 +478,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// lead, since another loop's poll cannot spin), then polls libev once: that applies the
     /// watch changes libev defers to its next iteration (so the epoll set is complete before
     /// another loop sleeps on it) and collects what is ready already.
-    func prepareForeignWait(_ wait: Wait, events: any BackendEvents) -> EVRunLoop.Instant {
+    func prepareForeignWait(_ wait: Wait, events: any BackendEvents) -> Int64 {
         if isUnadoptedChild { adoptForkedChild(events) }
         verifySignals()
         self.events = events
@@ -493,14 +486,14 @@ final class LibevBackend: Backend, @unchecked Sendable {
         // A foreign wait prepared again before it finished keeps what it collected (a wake
         // taken is gone: only this flag remembers it).
         if !foreignWaiting {
-            expiredDeadline = nil
+            expiredDeadlineNanos = nil
             deadlineFired = false
             otherEvent = false
         }
         let target: Int64
         switch wait {
         case .poll: target = .min
-        case .until(let window): target = window.precise ? window.latest.nanoseconds : tolerantTarget(window)
+        case .until(let window): target = window.precise ? window.latest : tolerantTarget(window)
         case .forever: target = .max
         }
         foreignTarget = target
@@ -513,13 +506,13 @@ final class LibevBackend: Backend, @unchecked Sendable {
         if armAt != armedDeadline {
             if !KernelWakes.arm(deadline.fd, at: armAt) {
                 let code = SystemErrno.current
-                misuse("EVRunLoop: cannot arm the deadline timerfd at \(armAt) ns: \(EVRunLoop.Error(call: "timerfd_settime", errno: code))")
+                misuse("EVRunLoop: cannot arm the deadline timerfd at \(armAt) ns: \(SystemCallError(call: "timerfd_settime", errno: code))")
             }
             armedDeadline = armAt
         }
         ev_run(loop, Int32(EVRUN_NOWAIT))
         takeWake()
-        return EVRunLoop.Instant(nanoseconds: target)
+        return target
     }
 
     func finishForeignWait(events: any BackendEvents) {
@@ -533,7 +526,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
         // descriptor readable for a wake this dispatch serves.
         if wakeUnread { readWake() }
         takeWake()
-        if deadlineFired { expiredDeadline = EVRunLoop.Instant(nanoseconds: foreignTarget) }
+        if deadlineFired { expiredDeadlineNanos = foreignTarget }
     }
 
     var watchesKernelEvents: Bool { true }
@@ -594,7 +587,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
         events?.ready(token)
     }
 
-    func setInterest(_ interest: EVSource.Readiness, token: Int) {
+    func setInterest(_ interest: WatchInterest, token: Int) {
         watchers[token]?.change(interest, on: loop)
     }
 
@@ -620,7 +613,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
         let yearAhead = SystemClock.realtimeNanoseconds() + 365 * 86_400 * 1_000_000_000
         // ECANCELED: the clock was set meanwhile; the watch reports it and re-arms.
         if !KernelWakes.arm(wallClock.fd, at: yearAhead, cancelOnSet: true), case let code = SystemErrno.current, !KernelWakes.isClockChange(code) {
-            misuse("EVRunLoop: cannot arm the wall-clock timerfd: \(EVRunLoop.Error(call: "timerfd_settime", errno: code))")
+            misuse("EVRunLoop: cannot arm the wall-clock timerfd: \(SystemCallError(call: "timerfd_settime", errno: code))")
         }
     }
 }
@@ -631,12 +624,12 @@ private final class Watcher {
 
     private let raw: UnsafeMutableRawPointer
     let fd: Int32
-    private var interest: EVSource.Readiness
+    private var interest: WatchInterest
     private let token: Int
     private var handler: Handler?
     private unowned(unsafe) var owner: LibevBackend?
 
-    init(io fd: Int32, interest: EVSource.Readiness, token: Int) {
+    init(io fd: Int32, interest: WatchInterest, token: Int) {
         raw = .allocate(byteCount: clibev_io_size(), alignment: 16)
         self.fd = fd
         self.interest = interest
@@ -670,7 +663,7 @@ private final class Watcher {
     }
 
     /// Changes an `ev_io`'s events: `ev_io_stop`, `ev_io_set`, `ev_io_start` (libev's way).
-    func change(_ interest: EVSource.Readiness, on loop: OpaquePointer) {
+    func change(_ interest: WatchInterest, on loop: OpaquePointer) {
         guard interest != self.interest else { return }
         self.interest = interest
         let io = raw.assumingMemoryBound(to: ev_io.self)
@@ -685,18 +678,4 @@ private final class Watcher {
         handler = nil
         owner = nil
     }
-}
-
-/// libdispatch's main queue, as CoreFoundation's run loop services it on Linux: an eventfd
-/// that becomes readable when the queue has work, and the call that drains it.
-enum MainDispatchQueue {
-    /// The main queue's eventfd (`_dispatch_get_main_queue_handle_4CF`), created on first use.
-    static var handle: Int32 { _dispatch_get_main_queue_handle_4CF() }
-
-    /// Reads the eventfd (CF's `__CFRunLoopServiceFileDescriptors` acknowledging the
-    /// wake-up); whether it had been written.
-    static func consumeWake(_ handle: Int32) -> Bool { KernelWakes.consumeEvent(handle) }
-
-    /// Runs what the main queue holds (`_dispatch_main_queue_callback_4CF`). Main thread only.
-    static func drain() { _dispatch_main_queue_callback_4CF(nil) }
 }

@@ -74,25 +74,25 @@ struct WakeGrid: Sendable, Equatable {
     }
 
     /// Where to wake in `window`: a grid point at or after ``WakeWindow/first`` and at or
-    /// before `latest - min(reserve, (latest - first) / 16)`, or nil when the window allows
-    /// none (see the type's comment for the rule). `reserve` is at least zero.
-    func place(_ window: WakeWindow, reserve: Duration) -> EVRunLoop.Instant? {
-        let (first, served, latest) = (window.first.nanoseconds, window.served.nanoseconds, window.latest.nanoseconds)
+    /// before `latest - min(reserve, (latest - first) / 16)` (ns), or nil when the window allows
+    /// none (see the type's comment for the rule). `reserve` (ns) is at least zero.
+    func place(_ window: WakeWindow, reserve: Int64) -> Int64? {
+        let (first, served, latest) = (window.first, window.served, window.latest)
         // A precise window is one instant; non-positive or unbounded instants are polls and
         // waits without a deadline.
-        guard !window.precise, first > 0, latest < .max, reserve >= .zero else { return nil }
+        guard !window.precise, first > 0, latest < .max, reserve >= 0 else { return nil }
         // At most the 1/16 of the window that the steps leave (no overflow: latest > first > 0).
-        let reserve = min(reserve.nanoseconds, (latest - first) / 16)
+        let reserve = min(reserve, (latest - first) / 16)
         let end = latest - reserve  // no overflow: latest > first > 0, reserve >= 0
         guard end >= first else { return nil }
         for step in Self.steps {
             let point = latestPoint(atOrBefore: end, step: step)
-            if point >= served { return EVRunLoop.Instant(nanoseconds: point) }
+            if point >= served { return point }
         }
         let width = end - first
         // `step >= width - width / 10` is `10 * step >= 9 * width` without overflow.
         guard let step = Self.steps.first(where: { $0 <= width && $0 >= width - width / 10 }) else { return nil }
-        return EVRunLoop.Instant(nanoseconds: latestPoint(atOrBefore: end, step: step))
+        return latestPoint(atOrBefore: end, step: step)
     }
 
     /// The latest point of `step`'s grid at or before `instant` (positive).

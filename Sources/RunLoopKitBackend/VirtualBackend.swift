@@ -1,21 +1,17 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import Synchronization
 import RunLoopKitPlatform
 
-/// The backend of a loop on an ``EVVirtualClock``: a wait with a deadline moves the clock
-/// to it and returns at once; a wait without one blocks until ``wakeUp()``. Its wakes are
-/// never late, so it wakes at the window's ``WakeWindow/served`` instant: exactly the
-/// greedy schedule; with the shared grid, at the grid point the window allows (no reserve),
-/// on the clock's grid (``EVVirtualClock/bootPhase``).
+/// The backend of a loop on a virtual clock (the core's `EVVirtualClock`, as ``VirtualTime``):
+/// a wait with a deadline moves the clock to it and returns at once; a wait without one
+/// blocks until ``wakeUp()``. Its wakes are never late, so it wakes at the window's
+/// ``WakeWindow/served`` instant: exactly the greedy schedule; with the shared grid, at the
+/// grid point the window allows (no reserve), on the clock's grid
+/// (``VirtualTime/gridPhaseNanos``).
 ///
-/// File descriptors and signals need the real kernel: ``EVRunLoop`` refuses to add such
+/// File descriptors and signals need the real kernel: `EVRunLoop` refuses to add such
 /// sources to a virtual loop.
 final class VirtualBackend: Backend {
-    let clock: EVVirtualClock
+    let clock: any VirtualTime
     private let wakePending = Mutex(false)
     private let sleeper = Sleeper()
     private let grid: WakeGrid
@@ -26,9 +22,9 @@ final class VirtualBackend: Backend {
     /// ``collectedEvents``: the last wait ended on a wake or a wall-clock change.
     private let collected = Atomic(false)
 
-    init(clock: EVVirtualClock) {
+    init(clock: any VirtualTime) {
         self.clock = clock
-        grid = WakeGrid(phase: clock.bootPhase.nanoseconds)
+        grid = WakeGrid(phase: clock.gridPhaseNanos)
     }
 
     var usesSharedGrid: Bool {
@@ -36,20 +32,19 @@ final class VirtualBackend: Backend {
         set { sharedGrid.store(newValue, ordering: .relaxed) }
     }
 
-    var expiredDeadline: EVRunLoop.Instant? {
+    var expiredDeadlineNanos: Int64? {
         let deadline = expired.load(ordering: .relaxed)
-        return deadline == .min ? nil : EVRunLoop.Instant(nanoseconds: deadline)
+        return deadline == .min ? nil : deadline
     }
 
-    func now() -> EVRunLoop.Instant { clock.now }
-    func nextGridPoint(after scheduled: EVRunLoop.Instant, every intervalNanos: Int64) -> EVRunLoop.Instant {
-        EVRunLoop.Instant(nanoseconds: scheduled.nanoseconds.firstGridPoint(every: intervalNanos, after: clock.now.nanoseconds))
+    func monotonicNanos() -> Int64 { clock.nowNanos }
+    func nextGridPoint(after scheduled: Int64, every intervalNanos: Int64) -> Int64 {
+        scheduled.firstGridPoint(every: intervalNanos, after: clock.nowNanos)
     }
-    func now(lateBy slack: Int64) -> EVRunLoop.Instant { clock.now }
-    func measuringNow(anchor: Bool) -> EVRunLoop.Instant { clock.now }
-    func hasReached(_ nanos: Int64) -> Bool { nanos != .max && clock.now.nanoseconds >= nanos }
-    func wallNow() -> Date { clock.wallNow }
-    func wallNanos() -> Int64 { clock.wallNanos }
+    func monotonicNanos(lateBy slack: Int64) -> Int64 { clock.nowNanos }
+    func measuringNow(anchor: Bool) -> Int64 { clock.nowNanos }
+    func hasReached(_ nanos: Int64) -> Bool { nanos != .max && clock.nowNanos >= nanos }
+    func wallNanos() -> Int64 { clock.wallClockNanos }
 
     var collectedEvents: Bool { collected.load(ordering: .relaxed) }
 
@@ -57,7 +52,7 @@ final class VirtualBackend: Backend {
     var pollDescriptor: Int32? { nil }
     func isPollDescriptor(_ fd: Int32) -> Bool { false }
     var foreignDeadlinePassed: Bool { false }
-    func prepareForeignWait(_ wait: Wait, events: any BackendEvents) -> EVRunLoop.Instant {
+    func prepareForeignWait(_ wait: Wait, events: any BackendEvents) -> Int64 {
         misuse("EVRunLoop: a loop on a virtual clock cannot be driven by another loop; it has no descriptor")
     }
     func finishForeignWait(events: any BackendEvents) {
@@ -69,7 +64,7 @@ final class VirtualBackend: Backend {
         collected.store(true, ordering: .relaxed)
         // A wall clock set before the wait ends it at once, as the real loop's
         // TFD_TIMER_CANCEL_ON_SET timerfd does, so that aligned timers re-align first.
-        if clock.takeWallClockChange() {
+        if clock.consumeWallClockChange() {
             events.wallClockChanged()
             return
         }
@@ -79,9 +74,9 @@ final class VirtualBackend: Backend {
         case .poll:
             return
         case .until(let window):
-            let target = usesSharedGrid ? grid.place(window, reserve: .zero) ?? window.served : window.served
-            clock.advance(to: target)
-            expired.store(target.nanoseconds, ordering: .relaxed)
+            let target = usesSharedGrid ? grid.place(window, reserve: 0) ?? window.served : window.served
+            clock.advance(toNanos: target)
+            expired.store(target, ordering: .relaxed)
         case .forever:
             sleeper.sleep(until: takeWake)
             collected.store(true, ordering: .relaxed)  // only a wake ends it
@@ -107,7 +102,7 @@ final class VirtualBackend: Backend {
         misuse("descriptor and signal sources need the real loop, not an EVVirtualClock loop")
     }
 
-    func setInterest(_ interest: EVSource.Readiness, token: Int) {}
+    func setInterest(_ interest: WatchInterest, token: Int) {}
 
     func unwatch(_ token: Int) {}
 }
