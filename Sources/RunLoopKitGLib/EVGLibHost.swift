@@ -159,10 +159,13 @@ final class GLibHostState {
         pollObserver = EVObserver(activities: .beforeSources, order: .max, label: "\(label) poll") { _, _ in
             self.pollIfLastPassDidNotWait()
         }
-        // Repeating, so that a fire does not invalidate it; every wait sets its date anew. No
-        // tolerance: GLib's timeouts have none, and the loop's precise wake keeps their
-        // lateness near GLib's own poll() (ARCHITECTURE.md, "GLib").
-        timeoutTimer = EVTimer(interval: .seconds(Int64.max), repeats: true, tolerance: .zero,
+        // Repeating, so that a fire does not invalidate it; every wait sets its date anew.
+        // A microsecond's tolerance: GLib's timeout comes in whole milliseconds rounded up,
+        // so its date is already as late as GLib's own poll() would wake, and any tolerance
+        // under a millisecond wakes at that date; but a zero-tolerance deadline makes the
+        // backend spin on the clock before it (up to 1% of the thread's time), which GLib's
+        // own loop never pays (ARCHITECTURE.md, "GLib").
+        timeoutTimer = EVTimer(interval: .seconds(Int64.max), repeats: true, tolerance: .microseconds(1),
                                label: "\(label) timeout") { _ in }
         dispatcher = EVSource(label: "\(label) dispatch", handler: EVRunLoop.isolated { (_: EVSource) in
             self.dispatch()
