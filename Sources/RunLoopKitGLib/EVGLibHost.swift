@@ -248,14 +248,15 @@ final class GLibHostState {
         timeoutParked = true
     }
 
-    /// After the wait: the descriptors' readiness (``GLibWatches/fill(_:query:)``) and GLib's
-    /// check; ready sources are dispatched by a block of the running
+    /// After the wait: the descriptors' readiness (``GLibWatches/fill(_:query:afterWait:)``,
+    /// no system call when the wait did not find their set readable) and GLib's check; ready
+    /// sources are dispatched by a block of the running
     /// mode, at the end of this pass (after the loop's due timers and ready sources: a block,
     /// unlike the observer, may run the loop again and iterate GLib there).
     private func check() {
         guard isHosting, context.isPrepared, let loop else { return }
         glibDepth += 1
-        let ready = context.check(readiness: watches)
+        let ready = context.check(readiness: watches, afterWait: true)
         glibDepth -= 1
         if ready, let mode = loop.currentMode, let dispatchBlock {
             dispatchPending = true
