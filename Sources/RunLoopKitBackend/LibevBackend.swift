@@ -98,6 +98,9 @@ final class LibevBackend: Backend, @unchecked Sendable {
     private var foreignTarget: Int64 = .max
     /// Set from the start of a foreign wait's preparation to its end.
     private var foreignWaiting = false
+    /// Whether an `ev_io` started, changed or stopped since a foreign wait's preparation last
+    /// polled libev (libev applies such changes to its epoll set at its next iteration).
+    fileprivate var watchesChangedSincePoll = true
     /// The sink of the wait in progress; nil outside `wait`. Unowned: the caller of `wait`
     /// holds it for the whole call.
     private(set) unowned(unsafe) var events: (any BackendEvents)?
@@ -477,12 +480,17 @@ final class LibevBackend: Backend, @unchecked Sendable {
     /// Arms the deadline timerfd at the wait's target (a precise deadline at its instant: no
     /// lead, since another loop's poll cannot spin), then polls libev once: that applies the
     /// watch changes libev defers to its next iteration (so the epoll set is complete before
-    /// another loop sleeps on it) and collects what is ready already.
+    /// another loop sleeps on it) and collects what is ready already. A wait prepared again
+    /// before it finished, with nothing collected, the same deadline and no watch changed
+    /// since its last poll, is not polled again: libev's set is complete, and what became
+    /// ready since makes the descriptor readable for the other loop's poll (GLib prepares
+    /// an attached loop's source in every iteration, most of them for its other sources).
     func prepareForeignWait(_ wait: Wait, events: any BackendEvents) -> Int64 {
         if isUnadoptedChild { adoptForkedChild(events) }
         verifySignals()
         self.events = events
         defer { self.events = nil }
+        let preparedAgain = foreignWaiting
         // A foreign wait prepared again before it finished keeps what it collected (a wake
         // taken is gone: only this flag remembers it).
         if !foreignWaiting {
@@ -509,7 +517,11 @@ final class LibevBackend: Backend, @unchecked Sendable {
                 misuse("EVRunLoop: cannot arm the deadline timerfd at \(armAt) ns: \(SystemCallError(call: "timerfd_settime", errno: code))")
             }
             armedDeadline = armAt
+        } else if preparedAgain && !otherEvent && !deadlineFired && !watchesChangedSincePoll {
+            takeWake()
+            return target
         }
+        watchesChangedSincePoll = false
         ev_run(loop, Int32(EVRUN_NOWAIT))
         takeWake()
         return target
@@ -649,6 +661,7 @@ private final class Watcher {
     /// `ev_io_init` + `ev_io_start`. A nil `handler`: each event is reported to the owner's
     /// events as this watcher's token.
     func start(on loop: OpaquePointer, owner: LibevBackend, handler: Handler?) {
+        owner.watchesChangedSincePoll = true
         self.owner = owner
         self.handler = handler
         let io = raw.assumingMemoryBound(to: ev_io.self)
@@ -665,6 +678,7 @@ private final class Watcher {
     /// Changes an `ev_io`'s events: `ev_io_stop`, `ev_io_set`, `ev_io_start` (libev's way).
     func change(_ interest: WatchInterest, on loop: OpaquePointer) {
         guard interest != self.interest else { return }
+        owner?.watchesChangedSincePoll = true
         self.interest = interest
         let io = raw.assumingMemoryBound(to: ev_io.self)
         ev_io_stop(loop, io)
@@ -674,6 +688,7 @@ private final class Watcher {
 
     /// `ev_io_stop`.
     func stop(on loop: OpaquePointer) {
+        owner?.watchesChangedSincePoll = true
         ev_io_stop(loop, raw.assumingMemoryBound(to: ev_io.self))
         handler = nil
         owner = nil

@@ -159,10 +159,13 @@ final class GLibHostState {
         pollObserver = EVObserver(activities: .beforeSources, order: .max, label: "\(label) poll") { _, _ in
             self.pollIfLastPassDidNotWait()
         }
-        // Repeating, so that a fire does not invalidate it; every wait sets its date anew. No
-        // tolerance: GLib's timeouts have none, and the loop's precise wake keeps their
-        // lateness near GLib's own poll() (ARCHITECTURE.md, "GLib").
-        timeoutTimer = EVTimer(interval: .seconds(Int64.max), repeats: true, tolerance: .zero,
+        // Repeating, so that a fire does not invalidate it; every wait sets its date anew.
+        // A microsecond's tolerance: GLib's timeout comes in whole milliseconds rounded up,
+        // so its date is already as late as GLib's own poll() would wake, and any tolerance
+        // under a millisecond wakes at that date; but a zero-tolerance deadline makes the
+        // backend spin on the clock before it (up to 1% of the thread's time), which GLib's
+        // own loop never pays (ARCHITECTURE.md, "GLib").
+        timeoutTimer = EVTimer(interval: .seconds(Int64.max), repeats: true, tolerance: .microseconds(1),
                                label: "\(label) timeout") { _ in }
         dispatcher = EVSource(label: "\(label) dispatch", handler: EVRunLoop.isolated { (_: EVSource) in
             self.dispatch()
@@ -245,14 +248,15 @@ final class GLibHostState {
         timeoutParked = true
     }
 
-    /// After the wait: the descriptors' readiness (``GLibWatches/fill(_:query:)``) and GLib's
-    /// check; ready sources are dispatched by a block of the running
+    /// After the wait: the descriptors' readiness (``GLibWatches/fill(_:query:afterWait:)``,
+    /// no system call when the wait did not find their set readable) and GLib's check; ready
+    /// sources are dispatched by a block of the running
     /// mode, at the end of this pass (after the loop's due timers and ready sources: a block,
     /// unlike the observer, may run the loop again and iterate GLib there).
     private func check() {
         guard isHosting, context.isPrepared, let loop else { return }
         glibDepth += 1
-        let ready = context.check(readiness: watches)
+        let ready = context.check(readiness: watches, afterWait: true)
         glibDepth -= 1
         if ready, let mode = loop.currentMode, let dispatchBlock {
             dispatchPending = true

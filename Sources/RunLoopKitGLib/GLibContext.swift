@@ -79,10 +79,11 @@ final class GLibContext {
     /// Reads every queried descriptor's readiness, then GLib's check; true when a source is
     /// ready to dispatch. When the context polls with GLib's own `g_poll`
     /// (`g_main_context_set_poll_func` not called) and `watches` hold exactly this query's
-    /// descriptors, their epoll set's reading stands in for the poll (``GLibWatches/fill(_:query:)``);
-    /// otherwise the context's poll function reads every descriptor with a zero timeout. Does
-    /// nothing (false) without a ``prepare()`` since the last check.
-    func check(readiness watches: GLibWatches? = nil) -> Bool {
+    /// descriptors, their epoll set's reading stands in for the poll
+    /// (``GLibWatches/fill(_:query:afterWait:)``; `afterWait`: the loop waited since the
+    /// query); otherwise the context's poll function reads every descriptor with a zero
+    /// timeout. Does nothing (false) without a ``prepare()`` since the last check.
+    func check(readiness watches: GLibWatches? = nil, afterWait: Bool = false) -> Bool {
         guard isPrepared else { return false }
         isPrepared = false
         let poll = g_main_context_get_poll_func(pointer)
@@ -91,7 +92,7 @@ final class GLibContext {
             for index in queried.indices { queried[index].revents = 0 }
             var ready = 0
             if count > 0, let poll {
-                if let watches, Self.isGLibPoll(poll), let filled = watches.fill(queried, query: queries) {
+                if let watches, Self.isGLibPoll(poll), let filled = watches.fill(queried, query: queries, afterWait: afterWait) {
                     ready = filled
                 } else {
                     ready = Int(poll(queried.baseAddress, UInt32(count), 0))

@@ -91,20 +91,21 @@ private enum GLibSourceFuncs {
         let funcs = UnsafeMutablePointer<GSourceFuncs>.allocate(capacity: 1)
         funcs.initialize(to: GSourceFuncs(
             prepare: { source, timeout in
-                let value = box(of: source!).stages.prepare()
+                let value = withBox(of: source!) { $0.stages.prepare() }
                 timeout?.pointee = value
                 return value == 0 ? 1 : 0
             },
             check: { source in
-                let box = box(of: source!)
-                var readable = false
-                if let tag = box.tag {
-                    readable = g_source_query_unix_fd(source, tag).rawValue & G_IO_IN.rawValue != 0
+                withBox(of: source!) { box in
+                    var readable = false
+                    if let tag = box.tag {
+                        readable = g_source_query_unix_fd(source, tag).rawValue & G_IO_IN.rawValue != 0
+                    }
+                    return box.stages.check(readable: readable) ? 1 : 0
                 }
-                return box.stages.check(readable: readable) ? 1 : 0
             },
             dispatch: { source, _, _ in
-                box(of: source!).stages.dispatch()
+                withBox(of: source!) { $0.stages.dispatch() }
                 return 1  // G_SOURCE_CONTINUE: only destroy() ends it
             },
             finalize: { source in
@@ -123,7 +124,9 @@ private enum GLibSourceFuncs {
             .assumingMemoryBound(to: UnsafeMutableRawPointer.self)
     }
 
-    static func box(of source: UnsafeMutablePointer<GSource>) -> GLibSource.Box {
-        Unmanaged<GLibSource.Box>.fromOpaque(boxSlot(of: source).pointee).takeUnretainedValue()
+    /// Runs `body` with the source's box, with no retain of it: the `GSource` holds the box
+    /// until its finalizer, and GLib holds the source while it runs one of its stages.
+    static func withBox<Result>(of source: UnsafeMutablePointer<GSource>, _ body: (GLibSource.Box) -> Result) -> Result {
+        Unmanaged<GLibSource.Box>.fromOpaque(boxSlot(of: source).pointee)._withUnsafeGuaranteedRef(body)
     }
 }

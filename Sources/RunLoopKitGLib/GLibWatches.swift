@@ -26,8 +26,10 @@ import RunLoopKit
 /// process's) still names that file, must not wake the loop.
 ///
 /// While the set holds exactly the last query's descriptors, its `epoll_wait` with a zero
-/// timeout is the check's reading of their readiness (``fill(_:query:)``), in place of GLib's
-/// poll over every descriptor.
+/// timeout is the check's reading of their readiness (``fill(_:query:afterWait:)``), in place
+/// of GLib's poll over every descriptor; and after a wait that did not find the set readable,
+/// with the set unchanged since the wait's last poll before it, none is ready and there is
+/// nothing to read.
 final class GLibWatches {
 
     private let modes: [EVRunLoop.Mode]
@@ -45,8 +47,12 @@ final class GLibWatches {
     /// Each descriptor's record in ``synced``; nil when one descriptor has two records.
     private var slots: [Int32: Int]? = [:]
     /// The query (``GLibContext/queries``) whose descriptors are all in the set, with nothing
-    /// else: only then does ``fill(_:query:)`` read readiness from the set.
+    /// else: only then does ``fill(_:query:afterWait:)`` read readiness from the set.
     private var syncedQuery: Int?
+    /// Whether the last ``update(from:on:)`` left the set as it was: then the loop's polls
+    /// since the last change, the fairness poll before `beforeWaiting` among them, saw the
+    /// set's readiness for exactly these registrations.
+    private var keptAtLastUpdate = false
     /// `epoll_wait`'s buffer.
     private var events: [epoll_event] = []
 
@@ -62,8 +68,10 @@ final class GLibWatches {
     func update(from context: GLibContext, on loop: EVRunLoop) -> Bool {
         if syncedQuery != nil, !context.sawReadiness, matches(context) {
             syncedQuery = context.queries
+            keptAtLastUpdate = true
             return true
         }
+        keptAtLastUpdate = false
         context.sawReadiness = false
         let mayWait = register(from: context, on: loop)
         synced.removeAll(keepingCapacity: true)
@@ -96,8 +104,17 @@ final class GLibWatches {
     /// set's `epoll_wait` with a zero timeout, and returns how many are ready; nil when the
     /// set does not hold exactly that query's descriptors (the caller then polls them).
     /// epoll reports poll(2)'s bits, with `EPOLLERR` and `EPOLLHUP` always.
-    func fill(_ records: UnsafeMutableBufferPointer<GPollFD>, query: Int) -> Int? {
+    ///
+    /// `afterWait`: the loop waited (or polled) since the query, in a hosted mode. When the
+    /// set was kept as it was at that query and the loop's source on it was not reported
+    /// ready, no descriptor was ready at the wait's end, and none is read: GLib's own poll
+    /// would have returned before a later readiness, which the next iteration sees (the set
+    /// stays readable, so the loop's next wait ends at once). libev hands out at most its
+    /// event array's length of ready descriptors per wait (64, growing when filled): with
+    /// more of the loop's descriptors ready at once, the set's may come a pass later.
+    func fill(_ records: UnsafeMutableBufferPointer<GPollFD>, query: Int, afterWait: Bool) -> Int? {
         guard syncedQuery == query, epoll >= 0, records.count == synced.count else { return nil }
+        if afterWait, keptAtLastUpdate, let source, !source.isReportedReady { return 0 }
         if events.count < records.count { events = Array(repeating: epoll_event(), count: records.count) }
         let found = events.withUnsafeMutableBufferPointer { epoll_wait(epoll, $0.baseAddress, Int32($0.count), 0) }
         guard found >= 0 else { return nil }
@@ -197,6 +214,7 @@ final class GLibWatches {
         source = nil
         registrations.removeAll()
         syncedQuery = nil
+        keptAtLastUpdate = false
         if epoll >= 0 { close(epoll) }
         epoll = -1
     }

@@ -263,4 +263,39 @@ extension PolledLoopTests {
         }
         #expect(deadlines == [.now, .now])
     }
+
+    @Test("a descriptor source added between two prepares of one wait is in the polled set")
+    func sourceAddedBetweenPrepares() {
+        let (second, readable, fired) = onFreshThread { () -> (EVRunLoop.PollDeadline?, Bool, Bool) in
+            let loop = EVRunLoop.current
+            let keepAlive = EVSource { _ in }
+            loop.add(keepAlive, forMode: .default)
+            defer { keepAlive.invalidate() }
+            var fds: [Int32] = [0, 0]
+            guard pipe(&fds) == 0 else { return (nil, false, false) }
+            defer { close(fds[1]) }
+            // The first prepare polls libev; the second, with nothing collected and the same
+            // deadline, must poll it again because a watch changed in between.
+            #expect(loop.preparePolledPass() == .never)
+            var byte: UInt8 = 1
+            _ = write(fds[1], &byte, 1)
+            let fired = LoopBox(false)
+            let reader = fds[0]
+            guard let source = try? EVSource(fileDescriptor: reader, closesDescriptor: true, handler: { _ in
+                var byte: UInt8 = 0
+                _ = read(reader, &byte, 1)
+                fired.value = true
+            }) else { return (nil, false, false) }
+            loop.add(source, forMode: .default)
+            defer { source.invalidate() }
+            let second = loop.preparePolledPass()
+            let readable = Self.pollOnce(loop, timeout: 2_000)
+            loop.dispatchPolledPass()
+            loop.endPolledRun()
+            return (second, readable, fired.value)
+        }
+        #expect(second != nil, "no pipe or no source")
+        #expect(readable, "a pipe readable before the second prepare did not make the descriptor readable")
+        #expect(fired)
+    }
 }

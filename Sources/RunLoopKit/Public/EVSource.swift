@@ -355,6 +355,11 @@ public final class EVSource: @unchecked Sendable {
         return loop.engine.staleness(of: self) == nil
     }
 
+    /// Whether the backend reported the source ready in a wait and it has not fired since
+    /// (it is in the loop's ready list). For the GLib host, which reads its epoll set's
+    /// readiness after a wait only when the wait found the set readable. Loop thread only.
+    package var isReportedReady: Bool { isReady }
+
     /// The descriptor the loop watches while a mode holding the source runs: a descriptor
     /// source's or a child source's pidfd (a file source's is the loop's inotify instance).
     var fileDescriptor: Int32? { pidfd >= 0 ? pidfd : kind.fileDescriptor }
