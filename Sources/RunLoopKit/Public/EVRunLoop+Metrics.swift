@@ -155,9 +155,10 @@ extension EVRunLoop {
         /// How many times ``EVRunLoop/resetMetrics()`` set the figures back to zero: a
         /// reporter that sends differences starts again from zero when it changes.
         public var resets = 0
-        /// Passes of the run loop since metrics were turned on or reset. ``Statistics/passes``
-        /// counts the same passes for the loop's own thread, always on and reset apart
-        /// (``EVRunLoop/resetStatistics()``); this one is for other threads and reporters.
+        /// Passes of the run loop while metrics were on, since they were first turned on or
+        /// reset. ``Statistics/passes`` counts the same passes always (metrics off too), on
+        /// and for the loop's own thread, reset apart (``EVRunLoop/resetStatistics()``); this
+        /// one is for other threads and reporters.
         public var passes = 0
         /// Waits that slept, by why they ended (reasons that never ended one are absent).
         public var wakes: [Trace.WakeReason: Int] = [:]

@@ -1,7 +1,12 @@
 extension EVRunLoop {
-    /// Counters of what a loop did, for measuring (the examples and the benchmark read them):
-    /// always on, read and reset on the loop's thread only. ``Metrics`` is the opt-in set that
-    /// other threads read (its ``Metrics/passes`` counts the same passes, reset apart).
+    /// Counts of what a loop did: always on (one plain increment per event, on the loop's
+    /// thread), read and reset on the loop's thread only. ``EVRunLoop/runUntilIdle(inMode:)``
+    /// relies on them, and tests, the examples and the benchmark read them with metrics off.
+    ///
+    /// ``Metrics`` counts passes (``Metrics/passes``) and callouts by kind too, but only while
+    /// ``EVRunLoop/recordsMetrics`` is on, as atomics that other threads read, reset by their
+    /// reporter: its callout counts come with each callout's clock readings, which always-on
+    /// counts must not pay. Read these on the loop's thread; read ``Metrics`` from elsewhere.
     ///
     /// There is no CFRunLoop counterpart; libev's `ev_iteration` counts passes the same way.
     public struct Statistics: Hashable, Sendable {

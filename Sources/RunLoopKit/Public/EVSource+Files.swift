@@ -101,7 +101,8 @@ extension EVSource {
         require(!changes.isEmpty, "\(call): changes is empty")
         require(tolerance >= .zero, "\(call): tolerance \(tolerance) is negative")
         let watch = try FileWatch(path: path, wanted: changes, tolerance: tolerance.nanoseconds, call: call)
-        self.init(kind: .fileChanges(path), order: 0, label: label, readiness: .read, fileWatch: watch, handler: handler)
+        self.init(kind: .fileChanges(path), order: 0, label: label, state: .file(watch), readiness: .read,
+                  handler: handler)
     }
 
     /// For a file source, what changed since the callout before this one (read it in the

@@ -39,11 +39,11 @@ import RunLoopKitPlatform
 /// libev's `ev_child`, sd-event's `sd_event_add_child_pidfd` and GLib's `g_child_watch_add`
 /// are the counterparts of a child source).
 public final class EVSource: @unchecked Sendable {
-    // Safe to share: `kind`, `order`, `label`, `handler`, the descriptor's identity and the
-    // child's pidfd never change; `signalTime`, `descriptorClosed` and `link` (validity and
-    // loop) are atomic; `isReady`, `error`, `childExit`, the mode list and `fileWatch`'s
-    // state are used only on the loop's thread (cross-thread calls go through the loop's
-    // inbox).
+    // Safe to share: `kind`, `order`, `label` and `handler` never change; `atomicState` and
+    // `link` (validity and loop) are atomic; `isReady`, `error`, the mode list and `state`
+    // are written only on the loop's thread (cross-thread calls go through the loop's
+    // inbox), and `state` is read elsewhere only where the loop's thread does not write it:
+    // a file source's watch (never replaced), a source no loop holds, the deinit.
 
     /// What a source waits for: a manual event, a file descriptor, a POSIX signal or a
     /// child process's exit.
@@ -111,8 +111,15 @@ public final class EVSource: @unchecked Sendable {
     public let label: String?
     let handler: @Sendable (EVSource) -> Void
 
-    /// When a manual source was signalled (monotonic ns, CF's `_signaledTime`); 0 when not.
-    private let signalTime = Atomic<UInt64>(0)
+    /// The kind's state that other threads touch, read by kind: a manual source's signal
+    /// time (monotonic ns, CF's `_signaledTime`; 0 when not signalled); a descriptor or file
+    /// source's ``readiness`` (the low byte); for a descriptor or child source that owns its
+    /// descriptor, ``closedBit`` once it was closed or disowned.
+    private let atomicState: Atomic<UInt64>
+    /// ``atomicState``'s bit for an owned descriptor closed or disowned.
+    private static let closedBit: UInt64 = 1 << 8
+    /// What only this source's kind keeps (``KindState``). Written on the loop's thread only.
+    @exclusivity(unchecked) var state: KindState
     /// Validity and the loop the source belongs to, changed together.
     let link = LoopLink()
     // `isReady`, `watchToken` and `modes` skip Swift's dynamic exclusivity checks (read on
@@ -127,24 +134,25 @@ public final class EVSource: @unchecked Sendable {
     /// Whether the loop holds off watching the descriptor (an async sequence's source
     /// between an element and the consumer's next request). Loop thread only.
     @exclusivity(unchecked) var isPaused = false
-    /// What a descriptor source waits for (``Readiness`` raw value).
-    private let interest: Atomic<UInt8>
     /// The loop this source was added to.
     var loop: EVRunLoop? { link.loop }
     /// The mode states that hold the source. Loop thread only.
     @exclusivity(unchecked) var modes: [ModeState] = []
-    /// For a descriptor source: the file it was made for (device and inode), to notice
-    /// that its number now names another file until its loop registers it.
-    private let descriptorIdentity: (device: UInt, inode: UInt)?
-    /// A descriptor source's file as its loop's ``DescriptorRegistry`` knows it, from the
-    /// add on: checked in place of the device and inode. Loop thread only.
-    @exclusivity(unchecked) var registryEntry = DescriptorRegistry.Entry.unregistered
-    /// Whether ``invalidate()`` closes the descriptor (a child source's pidfd, always).
-    private let closesDescriptor: Bool
-    /// A child source's pidfd, watched for readability (the child exited); -1 for other
-    /// kinds, and for a child source that watches `SIGCHLD` instead.
-    private let pidfd: Int32
-    private let descriptorClosed = Atomic<Bool>(false)
+    /// A descriptor source's file as its loop's ``DescriptorRegistry`` knows it
+    /// (``Descriptor/registryEntry``); `.unregistered` for other kinds. Set only on a
+    /// descriptor source. Loop thread only.
+    var registryEntry: DescriptorRegistry.Entry {
+        get {
+            if case .descriptor(let descriptor) = state { descriptor.registryEntry } else { .unregistered }
+        }
+        set {
+            guard case .descriptor(var descriptor) = state else {
+                misuse("EVSource.registryEntry: set on a source of kind \(kind)")
+            }
+            descriptor.registryEntry = newValue
+            state = .descriptor(descriptor)
+        }
+    }
 
     /// Why a descriptor source stopped: set (and the source invalidated) when its descriptor
     /// was found closed, or reused by another file, as the loop went to watch it or to call
@@ -153,8 +161,12 @@ public final class EVSource: @unchecked Sendable {
     /// that it can see it. Nil otherwise. Loop thread only.
     public internal(set) var error: EVRunLoop.Error?
 
-    /// A file source's watch and what it collected; nil for other kinds.
-    let fileWatch: FileWatch?
+    /// A file source's watch and what it collected; nil for other kinds. Any thread: the
+    /// kind is checked first, and a file source's `state` is never written.
+    var fileWatch: FileWatch? {
+        guard case .fileChanges = kind.storage, case .file(let watch) = state else { return nil }
+        return watch
+    }
 
     /// How a child source's child ended: set, and the child reaped, just before the handler
     /// runs; nil before, for other kinds, and when ``error`` says why the child could not
@@ -162,24 +174,26 @@ public final class EVSource: @unchecked Sendable {
     ///
     /// The corresponding libev field is `ev_child`'s `rstatus`; GLib passes it to the
     /// `GChildWatchFunc`, sd-event in the `siginfo_t` of its handler.
-    public internal(set) var childExit: ChildExit?
+    public var childExit: ChildExit? {
+        if case .child(let child) = state { child.exit } else { nil }
+    }
 
-    var isManual: Bool { kind == .manual }
-    var isIdle: Bool { kind == .idle }
+    var isManual: Bool {
+        if case .manual = kind.storage { true } else { false }
+    }
+    var isIdle: Bool {
+        if case .idle = kind.storage { true } else { false }
+    }
 
     init(
-        kind: Kind, order: Int, label: String?, descriptorIdentity: (device: UInt, inode: UInt)? = nil,
-        closesDescriptor: Bool = false, readiness: Readiness = [], fileWatch: FileWatch? = nil, pidfd: Int32 = -1,
+        kind: Kind, order: Int, label: String?, state: KindState = .plain, readiness: Readiness = [],
         handler: @escaping @Sendable (EVSource) -> Void
     ) {
         self.kind = kind
-        self.pidfd = pidfd
-        self.interest = Atomic(readiness.rawValue)
+        self.state = state
+        self.atomicState = Atomic(UInt64(readiness.rawValue))
         self.order = order
         self.label = label
-        self.descriptorIdentity = descriptorIdentity
-        self.closesDescriptor = closesDescriptor
-        self.fileWatch = fileWatch
         self.handler = handler
     }
 
@@ -248,12 +262,24 @@ public final class EVSource: @unchecked Sendable {
     /// CF has no counterpart beyond `CFFileDescriptorEnableCallBacks` /
     /// `CFFileDescriptorDisableCallBacks`, which this replaces.
     public var readiness: Readiness {
-        get { Readiness(rawValue: interest.load(ordering: .acquiring)) }
+        get {
+            switch kind.storage {
+            case .fileDescriptor, .fileChanges:
+                Readiness(rawValue: UInt8(truncatingIfNeeded: atomicState.load(ordering: .acquiring)))
+            default: []
+            }
+        }
         set {
             require(kind.fileDescriptor != nil,
                     "EVSource.readiness: only descriptor sources have a readiness, not \(kind)")
             require(!newValue.isEmpty, "EVSource.readiness: set to [] (use invalidate() to stop the source)")
-            interest.store(newValue.rawValue, ordering: .releasing)
+            var old = atomicState.load(ordering: .relaxed)
+            while true {
+                let (exchanged, original) = atomicState.compareExchange(
+                    expected: old, desired: old & ~0xFF | UInt64(newValue.rawValue), ordering: .releasing)
+                if exchanged { break }
+                old = original
+            }
             guard let loop else { return }
             if loop.isOwnerThread {
                 loop.engine.updateInterest(of: self)
@@ -296,8 +322,9 @@ public final class EVSource: @unchecked Sendable {
             throw EVRunLoop.Error(call: "EVSource(fileDescriptor: \(fileDescriptor)): fstat", errno: SystemErrno.current)
         }
         require(!readiness.isEmpty, "EVSource(fileDescriptor:for:): readiness is empty")
-        self.init(kind: .fileDescriptor(fileDescriptor), order: 0, label: label, descriptorIdentity: identity,
-                  closesDescriptor: closesDescriptor, readiness: readiness, handler: handler)
+        let descriptor = Descriptor(fd: fileDescriptor, identity: identity, closesDescriptor: closesDescriptor)
+        self.init(kind: .fileDescriptor(fileDescriptor), order: 0, label: label, state: .descriptor(descriptor),
+                  readiness: readiness, handler: handler)
     }
 
     /// The device and inode `fd` names, or nil (errno set) if it is not open.
@@ -306,9 +333,11 @@ public final class EVSource: @unchecked Sendable {
     /// Why the loop must not watch this descriptor source's fd (closed, or its number now
     /// names another file); nil when it may.
     func descriptorFailure() -> EVRunLoop.Error? {
-        guard let fd = fileDescriptor, let expected = descriptorIdentity else { return nil }
-        guard let now = Self.identity(of: fd) else { return Self.closedError(fd, errno: SystemErrno.current) }
-        return now == expected ? nil : Self.reusedError(fd)
+        guard case .descriptor(let descriptor) = state else { return nil }
+        guard let now = Self.identity(of: descriptor.fd) else {
+            return Self.closedError(descriptor.fd, errno: SystemErrno.current)
+        }
+        return now == descriptor.identity ? nil : Self.reusedError(descriptor.fd)
     }
 
     /// The ``error`` of a source whose descriptor `fd` was found closed.
@@ -362,16 +391,36 @@ public final class EVSource: @unchecked Sendable {
 
     /// The descriptor the loop watches while a mode holding the source runs: a descriptor
     /// source's or a child source's pidfd (a file source's is the loop's inotify instance).
-    var fileDescriptor: Int32? { pidfd >= 0 ? pidfd : kind.fileDescriptor }
+    var fileDescriptor: Int32? {
+        switch state {
+        case .descriptor(let descriptor): descriptor.fd
+        case .child(let child) where child.pidfd >= 0: child.pidfd
+        default: nil
+        }
+    }
+
+    /// The descriptor this source closes at ``invalidate()`` (a descriptor source's made with
+    /// `closesDescriptor`, a child source's pidfd); nil when none.
+    private var ownedDescriptor: Int32? {
+        switch state {
+        case .descriptor(let descriptor) where descriptor.closesDescriptor: descriptor.fd
+        case .child(let child) where child.pidfd >= 0: child.pidfd
+        default: nil
+        }
+    }
 
     /// Records that the descriptor is not the source's to close any more: it was closed
     /// elsewhere, and its number may now be another file's.
-    func disownDescriptor() { descriptorClosed.store(true, ordering: .releasing) }
+    func disownDescriptor() {
+        guard ownedDescriptor != nil else { return }
+        _ = atomicState.bitwiseOr(Self.closedBit, ordering: .releasing)
+    }
 
     /// Closes the descriptor if the source owns it (once).
     func closeOwnedDescriptor() {
-        guard closesDescriptor, let fd = fileDescriptor,
-              !descriptorClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard let fd = ownedDescriptor,
+              atomicState.bitwiseOr(Self.closedBit, ordering: .acquiringAndReleasing).oldValue & Self.closedBit == 0
+        else { return }
         Descriptors.close(fd)
     }
 
@@ -474,12 +523,14 @@ public final class EVSource: @unchecked Sendable {
         if usingPidfd, let fd = try EVRunLoop.Error.translating({ () throws(SystemCallError) in
             try ChildProcess.openDescriptor(pid, call: call)
         }) { pidfd = fd }
-        self.init(kind: .childProcess(pid), order: 0, label: label, closesDescriptor: pidfd >= 0,
-                  pidfd: pidfd, handler: handler)
+        self.init(kind: .childProcess(pid), order: 0, label: label,
+                  state: .child(Child(pid: pid, pidfd: pidfd)), handler: handler)
     }
 
     /// Whether this is a child source that learns of the exit from `SIGCHLD` (no pidfd).
-    var watchesChildBySignal: Bool { pidfd < 0 && kind.processIdentifier != nil }
+    var watchesChildBySignal: Bool {
+        if case .child(let child) = state { child.pidfd < 0 } else { false }
+    }
 
     /// The signal the loop catches for this source from its add to its invalidation: a
     /// signal source's, or `SIGCHLD` for a child source without a pidfd; nil otherwise.
@@ -490,13 +541,14 @@ public final class EVSource: @unchecked Sendable {
     /// returns whether the source fires now (false while the child runs: a `SIGCHLD` for
     /// another child). True for every other kind. Loop thread only.
     func takeChildExit() -> Bool {
-        guard let pid = kind.processIdentifier else { return true }
-        switch ChildProcess.reap(pid, pidfd: pidfd, call: "EVSource(childProcess: \(pid))") {
+        guard case .child(var child) = state else { return true }
+        switch ChildProcess.reap(child.pid, pidfd: child.pidfd, call: "EVSource(childProcess: \(child.pid))") {
         case .running: return false
-        case .exited(let status): childExit = .exited(status)
-        case .signalled(let signal): childExit = .signalled(signal)
+        case .exited(let status): child.exit = .exited(status)
+        case .signalled(let signal): child.exit = .signalled(signal)
         case .failed(let failure): error = EVRunLoop.Error(failure)
         }
+        state = .child(child)
         invalidate()
         return true
     }
@@ -513,18 +565,18 @@ public final class EVSource: @unchecked Sendable {
     public func signal() {
         require(isManual, "EVSource.signal(): only manual sources can be signalled, not \(kind)")
         let nanos = UInt64(SystemClock.monotonicNanoseconds())
-        _ = signalTime.compareExchange(expected: 0, desired: max(nanos, 1), ordering: .acquiringAndReleasing)
+        _ = atomicState.compareExchange(expected: 0, desired: max(nanos, 1), ordering: .acquiringAndReleasing)
     }
 
     /// Whether a manual source was signalled and has not fired since.
-    public var isSignalled: Bool { signalTime.load(ordering: .acquiring) != 0 }
+    public var isSignalled: Bool { isManual && atomicState.load(ordering: .acquiring) != 0 }
 
     /// When the source was signalled (monotonic ns), or 0 when it is not signalled.
-    var signalledAt: UInt64 { signalTime.load(ordering: .acquiring) }
+    var signalledAt: UInt64 { atomicState.load(ordering: .acquiring) }
 
     /// Consumes the signalled mark.
     func takeSignal() -> Bool {
-        signalTime.load(ordering: .relaxed) != 0 && signalTime.exchange(0, ordering: .acquiringAndReleasing) != 0
+        atomicState.load(ordering: .relaxed) != 0 && atomicState.exchange(0, ordering: .acquiringAndReleasing) != 0
     }
 
     /// Whether the source can still fire.
