@@ -2,6 +2,7 @@
 #include "crunloopkitlibev.h"
 #ifdef __linux__  // elsewhere the header stops the build with its one message
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -256,6 +257,14 @@ int clibev_signal_catch(int signum, struct sigaction *displaced) {
 }
 
 void clibev_signal_hand_out(int signum) { hand_out(signum); }
+
+int clibev_signal_handler_is_libdispatch(const struct sigaction *action) {
+    void *address = action->sa_flags & SA_SIGINFO ? (void *)action->sa_sigaction : (void *)action->sa_handler;
+    Dl_info info;
+    if (!dladdr(address, &info) || !info.dli_fname) return 0;
+    const char *name = strrchr(info.dli_fname, '/');
+    return strncmp(name ? name + 1 : info.dli_fname, "libdispatch", 11) == 0;
+}
 
 int clibev_signal_kind(const struct sigaction *action) { return kind_of(action); }
 

@@ -14,8 +14,8 @@ import Glibc
 /// checks its own on each arrival. A handler function it had before is chained (the C
 /// shim's handler calls it after its own work), and a handler installed over the fan-out
 /// later (GLib's child watch where it has no `pidfd_open`, which sets `SIG_DFL` again when
-/// its last watch goes; libdispatch's; the program's) is taken back and chained in turn:
-/// see ``verify(_:in:)``.
+/// its last watch goes; the program's) is taken back and chained in turn: see
+/// ``verify(_:in:)``.
 package enum SignalClaims {
     private struct Claim {
         var watchers: Int
@@ -70,7 +70,8 @@ package enum SignalClaims {
     ///
     /// `SIGCHLD` set to another handler or to `SIG_DFL` is taken back instead
     /// (`takeBack`); set to `SIG_IGN` (children reaped by the kernel, their
-    /// statuses lost) it stops the program like any other signal.
+    /// statuses lost) or to libdispatch's handler (a `DispatchSource`, whose signalfd takes
+    /// arrivals before any handler runs) it stops the program like any other signal.
     package static func verify(_ signal: Int32, in call: String) {
         guard clibev_signal_disposition(signal) != 0 else { return }
         withClaims { table in check(signal, in: call, table: &table) }
@@ -78,8 +79,13 @@ package enum SignalClaims {
 
     /// ``verify(_:in:)`` under the lock.
     private static func check(_ signal: Int32, in call: String, table: inout [Int32: Claim]) {
-        let disposition = clibev_signal_disposition(signal)
-        if signal == SIGCHLD, disposition == 1 || disposition == 3, table[signal] != nil {
+        var now = sigaction()
+        sigaction(signal, nil, &now)
+        let disposition = clibev_signal_kind(&now)
+        // libdispatch's handler is not taken back: its signal source reads a signalfd, which
+        // takes an arrival before the fan-out runs about as often as not.
+        if signal == SIGCHLD, disposition == 1 || (disposition == 3 && clibev_signal_handler_is_libdispatch(&now) == 0),
+           table[signal] != nil {
             takeBack(signal, in: call, table: &table)
             return
         }

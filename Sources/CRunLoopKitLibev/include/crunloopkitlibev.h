@@ -117,6 +117,10 @@ int clibev_signal_catch(int signum, struct sigaction *displaced);
 void clibev_signal_hand_out(int signum);
 /// What a disposition is: 0 the fan-out handler, 1 `SIG_DFL`, 2 `SIG_IGN`, 3 another handler.
 int clibev_signal_kind(const struct sigaction *action);
+/// Whether a disposition's handler is libdispatch's (`dladdr`: a function of a library named
+/// libdispatch), as a `DispatchSource` signal source installs: libdispatch reads the signal
+/// from a signalfd too, which takes an arrival before any handler runs about as often as not.
+int clibev_signal_handler_is_libdispatch(const struct sigaction *action);
 /// What `signum`'s disposition is now (`clibev_signal_kind`: 0 the fan-out handler, 1
 /// `SIG_DFL`, 2 `SIG_IGN`, 3 another handler, installed over the fan-out: `signal()`,
 /// `sigaction()`, a libdispatch signal source); -1 with errno set when `sigaction` fails.
