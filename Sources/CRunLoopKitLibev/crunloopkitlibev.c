@@ -2,6 +2,7 @@
 #include "crunloopkitlibev.h"
 #ifdef __linux__  // elsewhere the header stops the build with its one message
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -113,17 +114,23 @@ static pthread_mutex_t receivers_lock = PTHREAD_MUTEX_INITIALIZER;
 // One past the highest slot ever taken: how far a handler looks.
 static _Atomic int slots_used = 0;
 
-// By signal number, the handler SIGCHLD had before the fan-out replaced it, when that was a
-// function (not SIG_DFL or SIG_IGN): the fan-out calls it after its own work. SIGCHLD is
-// shared by every part of a program that waits for its children (GLib's child watch where
-// it has no pidfd, libuv, a program's own handler), each checking its own; other signals
-// are replaced, as GLib, libuv and sd-event replace them. Written before the handler is
-// installed.
-static struct sigaction chained[65];
-static _Atomic int chaining[65];
+// The handler SIGCHLD had before the fan-out took it (or took it back: SignalClaims), when
+// that is a function (not SIG_DFL or SIG_IGN): the fan-out calls it after its own work.
+// SIGCHLD is shared by every part of a program that waits for its children (GLib's child
+// watch where it has no pidfd, libuv, libdispatch, a program's own handler), each checking
+// its own; other signals are replaced, as GLib, libuv and sd-event replace them.
+//
+// Two copies, so that a handler never reads one being written: the holder of the signal
+// lock writes the copy not published, once no handler is counted in on it, then publishes
+// it. A handler counts itself in on the copy it loaded, then loads again: if that copy is
+// still the published one, no writer touches it until the handler counts itself out (all
+// sequentially consistent, as for the receivers' slots).
+static struct sigaction chained[2];
+static _Atomic int chained_readers[2];
+// The published copy, or -1: none.
+static _Atomic int chained_current = -1;
 
-static void fan_out(int signum, siginfo_t *info, void *context) {
-    int saved = errno;
+static void hand_out(int signum) {
     pid_t self = getpid();
     uint64_t bit = (uint64_t)1 << (signum - 1);
     int used = atomic_load(&slots_used);
@@ -141,11 +148,47 @@ static void fan_out(int signum, siginfo_t *info, void *context) {
         }
         atomic_fetch_sub(&readers[slot], 1);
     }
-    if (atomic_load(&chaining[signum])) {
-        if (chained[signum].sa_flags & SA_SIGINFO) chained[signum].sa_sigaction(signum, info, context);
-        else chained[signum].sa_handler(signum);
+}
+
+static void call_chained(int signum, siginfo_t *info, void *context) {
+    struct sigaction handler;
+    for (;;) {
+        int copy = atomic_load(&chained_current);
+        if (copy < 0) return;
+        atomic_fetch_add(&chained_readers[copy], 1);
+        int current = atomic_load(&chained_current) == copy;
+        if (current) handler = chained[copy];
+        atomic_fetch_sub(&chained_readers[copy], 1);
+        if (current) break;
     }
+    if (handler.sa_flags & SA_SIGINFO) handler.sa_sigaction(signum, info, context);
+    else handler.sa_handler(signum);
+}
+
+static void fan_out(int signum, siginfo_t *info, void *context) {
+    int saved = errno;
+    hand_out(signum);
+    if (signum == SIGCHLD) call_chained(signum, info, context);
     errno = saved;
+}
+
+static int kind_of(const struct sigaction *action) {
+    if (action->sa_flags & SA_SIGINFO) return action->sa_sigaction == fan_out ? 0 : 3;
+    if (action->sa_handler == SIG_DFL) return 1;
+    if (action->sa_handler == SIG_IGN) return 2;
+    return 3;
+}
+
+// Makes `handler` SIGCHLD's chained handler (none unless it is a function); under the lock.
+static void chain(const struct sigaction *handler) {
+    if (kind_of(handler) != 3) {
+        atomic_store(&chained_current, -1);
+        return;
+    }
+    int copy = atomic_load(&chained_current) == 0 ? 1 : 0;
+    while (atomic_load(&chained_readers[copy]) != 0) sched_yield();
+    chained[copy] = *handler;
+    atomic_store(&chained_current, copy);
 }
 
 clibev_signal_receiver *clibev_signal_receiver_new(int wake_fd) {
@@ -194,27 +237,41 @@ uint64_t clibev_signal_receiver_take(clibev_signal_receiver *receiver) {
     return atomic_exchange(&receiver->pending, 0) & atomic_load(&receiver->wanted);
 }
 
-int clibev_signal_catch(int signum) {
-    struct sigaction previous;
-    if (sigaction(signum, NULL, &previous) != 0) return -1;
-    int chains = signum == SIGCHLD && (previous.sa_flags & SA_SIGINFO ? previous.sa_sigaction != fan_out
-                                                                       : previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN);
-    if (chains) chained[signum] = previous;
-    atomic_store(&chaining[signum], chains);
+int clibev_signal_catch(int signum, struct sigaction *displaced) {
+    struct sigaction before, ignored;
+    if (!displaced) displaced = &ignored;
+    if (sigaction(signum, NULL, &before) != 0) return -1;
+    // Chained before the fan-out goes in, so that no arrival misses the handler; and again
+    // if another thread installed one in between, which the fan-out displaced.
+    if (signum == SIGCHLD) chain(&before);
     struct sigaction action = {0};
     action.sa_sigaction = fan_out;
     sigfillset(&action.sa_mask);
     action.sa_flags = SA_RESTART | SA_SIGINFO;
-    return sigaction(signum, &action, NULL);
+    if (sigaction(signum, &action, displaced) != 0) return -1;
+    if (signum == SIGCHLD && (displaced->sa_flags != before.sa_flags
+                              || (void *)displaced->sa_handler != (void *)before.sa_handler)) {
+        chain(displaced);
+    }
+    return 0;
 }
+
+void clibev_signal_hand_out(int signum) { hand_out(signum); }
+
+int clibev_signal_handler_is_libdispatch(const struct sigaction *action) {
+    void *address = action->sa_flags & SA_SIGINFO ? (void *)action->sa_sigaction : (void *)action->sa_handler;
+    Dl_info info;
+    if (!dladdr(address, &info) || !info.dli_fname) return 0;
+    const char *name = strrchr(info.dli_fname, '/');
+    return strncmp(name ? name + 1 : info.dli_fname, "libdispatch", 11) == 0;
+}
+
+int clibev_signal_kind(const struct sigaction *action) { return kind_of(action); }
 
 int clibev_signal_disposition(int signum) {
     struct sigaction now;
     if (sigaction(signum, NULL, &now) != 0) return -1;
-    if (now.sa_flags & SA_SIGINFO) return now.sa_sigaction == fan_out ? 0 : 3;
-    if (now.sa_handler == SIG_DFL) return 1;
-    if (now.sa_handler == SIG_IGN) return 2;
-    return 3;
+    return kind_of(&now);
 }
 
 void clibev_signals_lock(void) { pthread_mutex_lock(&receivers_lock); }
@@ -238,6 +295,7 @@ static void adopt_in_child(void) {
         clibev_signal_receiver *receiver = atomic_load(&receivers[slot]);
         if (receiver) atomic_store(&receiver->pending, 0);
     }
+    for (int copy = 0; copy < 2; copy++) atomic_store(&chained_readers[copy], 0);
     pthread_mutex_unlock(&receivers_lock);
     __atomic_fetch_add(&clibev_forks, 1, __ATOMIC_SEQ_CST);
 }

@@ -9,10 +9,19 @@ import Glibc
 /// libev's `ev_signal` would bind the signal to one loop). The first watch of a signal in any
 /// loop records its disposition and installs the handler; the last one to stop restores the
 /// disposition (so an ignored signal is ignored again).
+///
+/// `SIGCHLD` is shared, not owned: every part of a program that waits for its children
+/// checks its own on each arrival. A handler function it had before is chained (the C
+/// shim's handler calls it after its own work), and a handler installed over the fan-out
+/// later (GLib's child watch where it has no `pidfd_open`, which sets `SIG_DFL` again when
+/// its last watch goes; the program's) is taken back and chained in turn: see
+/// ``verify(_:in:)``.
 package enum SignalClaims {
     private struct Claim {
         var watchers: Int
-        let previous: sigaction
+        /// The disposition the last release restores: the one before the first watch, or
+        /// for `SIGCHLD` the one RunLoopKit last took the signal back from.
+        var previous: sigaction
     }
 
     /// The claims, under the C shim's signal lock (`clibev_signals_lock`), not a `Mutex`: a
@@ -31,20 +40,24 @@ package enum SignalClaims {
     /// Records one more watch of `signal`, in any loop; the first installs the handler.
     package static func claim(_ signal: Int32) {
         withClaims { table in
-            if var claim = table[signal] {
-                verify(signal, in: "EVRunLoop.add(_:forMode:)")
-                claim.watchers += 1
-                table[signal] = claim
+            if table[signal] != nil {
+                check(signal, in: "EVRunLoop.add(_:forMode:)", table: &table)
+                table[signal]?.watchers += 1
                 return
             }
-            var previous = sigaction()
-            sigaction(signal, nil, &previous)
-            if clibev_signal_catch(signal) != 0 {
-                let code = errno
-                misuse("EVRunLoop.add(_:forMode:): cannot catch signal \(signal): \(SystemCallError(call: "sigaction", errno: code))")
-            }
-            table[signal] = Claim(watchers: 1, previous: previous)
+            table[signal] = Claim(watchers: 1, previous: catchSignal(signal, in: "EVRunLoop.add(_:forMode:)"))
         }
+    }
+
+    /// Installs the fan-out handler for `signal` (chaining, for `SIGCHLD`, the handler it
+    /// displaces) and returns the disposition it displaced. Under the lock.
+    private static func catchSignal(_ signal: Int32, in call: String) -> sigaction {
+        var displaced = sigaction()
+        if clibev_signal_catch(signal, &displaced) != 0 {
+            let code = errno
+            misuse("\(call): cannot catch signal \(signal): \(SystemCallError(call: "sigaction", errno: code))")
+        }
+        return displaced
     }
 
     /// Stops the program with a message when `signal`, which a signal source watches, no
@@ -54,9 +67,54 @@ package enum SignalClaims {
     /// would never fire again. Nothing tells a process that a disposition changed: the loops
     /// check when a source is added, before each wait of a loop watching the signal, and when
     /// a `RunLoopKitServiceLifecycle` service starts (`verifyAll(in:)`).
+    ///
+    /// `SIGCHLD` set to another handler or to `SIG_DFL` is taken back instead
+    /// (`takeBack`); set to `SIG_IGN` (children reaped by the kernel, their
+    /// statuses lost) or to libdispatch's handler (a `DispatchSource`, whose signalfd takes
+    /// arrivals before any handler runs) it stops the program like any other signal.
     package static func verify(_ signal: Int32, in call: String) {
+        guard clibev_signal_disposition(signal) != 0 else { return }
+        withClaims { table in check(signal, in: call, table: &table) }
+    }
+
+    /// ``verify(_:in:)`` under the lock.
+    private static func check(_ signal: Int32, in call: String, table: inout [Int32: Claim]) {
+        var now = sigaction()
+        sigaction(signal, nil, &now)
+        let disposition = clibev_signal_kind(&now)
+        // libdispatch's handler is not taken back: its signal source reads a signalfd, which
+        // takes an arrival before the fan-out runs about as often as not.
+        if signal == SIGCHLD, disposition == 1 || (disposition == 3 && clibev_signal_handler_is_libdispatch(&now) == 0),
+           table[signal] != nil {
+            takeBack(signal, in: call, table: &table)
+            return
+        }
+        stop(signal, disposition: disposition, in: call)
+    }
+
+    /// Installs the fan-out handler for `SIGCHLD` again over the one that took it, chains
+    /// that one (a function; `SIG_DFL` chains nothing), makes it the one the last release
+    /// restores, and hands every loop watching `SIGCHLD` an arrival: a child may have
+    /// exited while the other handler alone had the signal, and an extra `SIGCHLD` only
+    /// makes its waiters look at their children once more (GLib, libuv and sd-event also
+    /// coalesce arrivals). Under the lock.
+    private static func takeBack(_ signal: Int32, in call: String, table: inout [Int32: Claim]) {
+        var displaced = catchSignal(signal, in: call)
+        let kind = clibev_signal_kind(&displaced)
+        if kind == 2 {
+            // Set to SIG_IGN between the check and the catch: put it back and stop.
+            sigaction(signal, &displaced, nil)
+            stop(signal, disposition: kind, in: call)
+        }
+        table[signal]?.previous = displaced
+        clibev_signal_hand_out(signal)
+    }
+
+    /// Stops the program: `signal` has the disposition `disposition`
+    /// (`clibev_signal_disposition`), not the fan-out handler.
+    private static func stop(_ signal: Int32, disposition: Int32, in call: String) {
         let now: String
-        switch clibev_signal_disposition(signal) {
+        switch disposition {
         case 0: return
         case 1: now = "now the default action (SIG_DFL)"
         case 2: now = "now ignored (SIG_IGN)"
@@ -74,7 +132,9 @@ package enum SignalClaims {
     /// ``verify(_:in:)`` for every signal a source watches, in any loop.
     package static func verifyAll(in call: String) {
         withClaims { table in
-            for signal in table.keys.sorted() { verify(signal, in: call) }
+            for signal in table.keys.sorted() where clibev_signal_disposition(signal) != 0 {
+                check(signal, in: call, table: &table)
+            }
         }
     }
 

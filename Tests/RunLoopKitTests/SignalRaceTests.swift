@@ -79,7 +79,7 @@ struct SignalRaceTests {
             guard let first = clibev_signal_receiver_new(wakes.0), let second = clibev_signal_receiver_new(wakes.1) else { exit(4) }
             clibev_signal_receiver_want(first, SIGUSR2, 1)
             clibev_signal_receiver_want(second, SIGUSR2, 1)
-            guard clibev_signal_catch(SIGUSR2) == 0 else { exit(5) }
+            guard clibev_signal_catch(SIGUSR2, nil) == 0 else { exit(5) }
             // This thread takes no SIGUSR2; another raises it at itself without a pause, so
             // that it is inside the handler much of the time.
             var blocked = sigset_t()

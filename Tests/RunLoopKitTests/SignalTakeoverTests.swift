@@ -67,6 +67,26 @@ struct SignalTakeoverTests {
         #expect(text.contains("another handler"), "\(text)")
     }
 
+    @Test("a DispatchSource taking SIGCHLD from a SIGCHLD source stops the program with a message")
+    func dispatchSourceTakesSIGCHLD() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let thread = Self.loopWatching(SIGCHLD)
+            // SIGCHLD is taken back from other handlers, but not from libdispatch's: its
+            // signalfd takes an arrival before the loop's handler runs about as often as not,
+            // and the loop's sources would miss those.
+            let registered = DispatchSemaphore(value: 0)
+            let dispatchSource = DispatchSource.makeSignalSource(signal: SIGCHLD, queue: .global())
+            dispatchSource.setRegistrationHandler { registered.signal() }
+            dispatchSource.resume()
+            _ = registered.wait(timeout: .now() + 60)
+            Self.passes(of: thread)
+            withExtendedLifetime(dispatchSource) { exit(0) }
+        }
+        let text = Self.standardError(result)
+        #expect(text.contains("signal \(SIGCHLD) (SIGCHLD)"), "\(text)")
+        #expect(text.contains("another handler"), "\(text)")
+    }
+
     @Test("adding a source for a signal taken behind the loops' backs stops the program with a message")
     func addAfterTakeover() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {

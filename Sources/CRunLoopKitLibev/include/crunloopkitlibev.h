@@ -16,6 +16,7 @@
 
 #include <ev.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -104,13 +105,25 @@ uint64_t clibev_signal_receiver_take(clibev_signal_receiver *receiver);
 /// with the child); the adopting loop then reads what was marked.
 void clibev_signal_receiver_adopt(clibev_signal_receiver *receiver, int wake_fd);
 /// `sigaction(signum)` to the fan-out handler (all signals blocked while it runs,
-/// `SA_RESTART`). For `SIGCHLD`, a handler function installed before (GLib's child watch
-/// where it has no pidfd, libuv's, the program's) is called after the fan-out: every waiter of the
-/// process's children shares that signal. Returns 0, or -1 with errno set.
-int clibev_signal_catch(int signum);
-/// What `signum`'s disposition is now: 0 the fan-out handler, 1 `SIG_DFL`, 2 `SIG_IGN`, 3
-/// another handler (installed over the fan-out: `signal()`, `sigaction()`, a libdispatch
-/// signal source); -1 with errno set when `sigaction` fails.
+/// `SA_RESTART`); `*displaced`, unless NULL, receives the disposition it replaced. For `SIGCHLD`, that
+/// disposition, when a function (GLib's child watch where it has no pidfd, libuv's,
+/// libdispatch's, the program's), is called after the fan-out: every waiter of the process's
+/// children shares that signal. Called again to take the signal back from a handler installed
+/// over the fan-out, it chains that one instead. Returns 0, or -1 with errno set. Under
+/// `clibev_signals_lock`.
+int clibev_signal_catch(int signum, struct sigaction *displaced);
+/// Hands an arrival of `signum` to every receiver that wants it, as the fan-out handler does
+/// (without calling a chained handler).
+void clibev_signal_hand_out(int signum);
+/// What a disposition is: 0 the fan-out handler, 1 `SIG_DFL`, 2 `SIG_IGN`, 3 another handler.
+int clibev_signal_kind(const struct sigaction *action);
+/// Whether a disposition's handler is libdispatch's (`dladdr`: a function of a library named
+/// libdispatch), as a `DispatchSource` signal source installs: libdispatch reads the signal
+/// from a signalfd too, which takes an arrival before any handler runs about as often as not.
+int clibev_signal_handler_is_libdispatch(const struct sigaction *action);
+/// What `signum`'s disposition is now (`clibev_signal_kind`: 0 the fan-out handler, 1
+/// `SIG_DFL`, 2 `SIG_IGN`, 3 another handler, installed over the fan-out: `signal()`,
+/// `sigaction()`, a libdispatch signal source); -1 with errno set when `sigaction` fails.
 int clibev_signal_disposition(int signum);
 
 /// The lock of the signal registry, for the callers that change dispositions: `fork()`
