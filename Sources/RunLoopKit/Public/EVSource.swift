@@ -126,7 +126,7 @@ public final class EVSource: @unchecked Sendable {
     @exclusivity(unchecked) var watchToken = -1
     /// Whether the loop holds off watching the descriptor (an async sequence's source
     /// between an element and the consumer's next request). Loop thread only.
-    @exclusivity(unchecked) var isPaused = false
+    var isPaused = false
     /// What a descriptor source waits for (``Readiness`` raw value).
     private let interest: Atomic<UInt8>
     /// The loop this source was added to.
