@@ -26,7 +26,7 @@ final class LoopEngine {
     /// engine runs only inside the facade's calls); set once, by ``attach(to:)``.
     @exclusivity(unchecked) private(set) var facade: Unmanaged<EVRunLoop>?
     /// The facade, without reference counting where the caller's use allows.
-    var loop: EVRunLoop { facade.unsafelyUnwrapped.takeUnretainedValue() }
+    var loop: EVRunLoop { facade!.takeUnretainedValue() }
     let backend: any Backend
     /// What other threads hand over (shared with the facade).
     let shared: LoopShared
