@@ -357,20 +357,28 @@ uint64_t clibev_thread_id(void) { return thread_id; }
 
 void clibev_set_thread_id(uint64_t id) { thread_id = id; }
 
-int clibev_ticks_drive_monotonic(void) {
-#if defined(__x86_64__)
-    const char *expected = "tsc";
-#elif defined(__aarch64__)
-    const char *expected = "arch_sys_counter";
-#else
-    return 0;
-#endif
-    FILE *file = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
-    if (!file) return 0;
-    char name[64] = {0};
-    int read = fscanf(file, "%63s", name);
+long clibev_read_line(const char *path, const char *prefix, char *buffer, size_t size) {
+    FILE *file = fopen(path, "r");
+    if (!file) return -1;
+    char *line = NULL;
+    size_t capacity = 0;
+    ssize_t length;
+    long found = -1;
+    size_t prefixLength = strlen(prefix);
+    while ((length = getline(&line, &capacity, file)) >= 0) {
+        if (strncmp(line, prefix, prefixLength) != 0) continue;
+        if (length > 0 && line[length - 1] == '\n') line[--length] = 0;
+        found = (long)length;
+        if (size > 0) {
+            size_t copied = (size_t)length < size - 1 ? (size_t)length : size - 1;
+            memcpy(buffer, line, copied);
+            buffer[copied] = 0;
+        }
+        break;
+    }
+    free(line);
     fclose(file);
-    return read == 1 && strcmp(name, expected) == 0;
+    return found;
 }
 
 int clibev_is_main_thread(void) { return (pid_t)syscall(SYS_gettid) == getpid(); }

@@ -22,7 +22,8 @@ import RunLoopKitPlatform
 ///
 /// Used on the loop's thread only (a value inside ``LibevBackend``).
 struct CycleClock {
-    /// Whether the kernel's monotonic clock counts the CPU's counter (read once).
+    /// Whether the kernel's monotonic clock counts the CPU's counter, and the counter is
+    /// invariant (read once: ``SystemClock/ticksDriveMonotonic()``).
     private static let isUsable = SystemClock.ticksDriveMonotonic()
 
     private let rate: CycleRate

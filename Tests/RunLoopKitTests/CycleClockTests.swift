@@ -1,6 +1,7 @@
 internal import CRunLoopKitLibev
 @testable import RunLoopKit
 @testable import RunLoopKitBackend
+import RunLoopKitPlatform
 import Glibc
 import Testing
 
@@ -37,7 +38,7 @@ extension CycleClockTests {
     /// the counter does not drive the clock.
     static func measuredRate() -> CycleRate {
         let rate = CycleRate()
-        guard clibev_ticks_drive_monotonic() != 0 else { return rate }
+        guard SystemClock.ticksDriveMonotonic() else { return rate }
         var clock = CycleClock(rate: rate)
         for _ in 0..<100 where rate.nanosPerTick == 0 {
             _ = clock.read()
@@ -49,7 +50,7 @@ extension CycleClockTests {
     @Test("an anchor whose clock read took long gives no upper bound that could exceed the slack")
     func slowAnchorReadNarrowsTheUpperBound() throws {
         let rate = Self.measuredRate()
-        guard clibev_ticks_drive_monotonic() != 0 else { return }
+        guard SystemClock.ticksDriveMonotonic() else { return }
         try #require(rate.nanosPerTick > 0)
         var clock = CycleClock(rate: rate)
         // A read that took 3 µs, the clock read at its end: the bound, extrapolated from the

@@ -22,9 +22,15 @@ enum GateProbes {
         timer.invalidate()
     }
 
-    /// `gate-fire N K`: N repeating timers already due (their first fire a millisecond
-    /// back, then every hour: each fire keeps up with its grid), all fired by one polling
-    /// pass, the loop recording K (``TimerRun/Observing``: 0 nothing, 1 metrics, 2 a trace).
+    /// `gate-fire N K`: N repeating timers already due (their first fire within the last
+    /// millisecond, then every hour: each fire keeps up with its grid), all fired by one
+    /// polling pass, the loop recording K (``TimerRun/Observing``: 0 nothing, 1 metrics,
+    /// 2 a trace).
+    ///
+    /// The first fires are instants of the loop's clock in a seeded random order, not one
+    /// `Date`: a `Date` is converted at each add from two clock reads, so the order of the
+    /// timers' instants, and with it how many go to the heap and what its sifts cost (the
+    /// row's largest part), followed however long those reads took under the machine's load.
     static func fire(count: Int, observing: Int) -> Double {
         onFreshThread {
             let loop = EVRunLoop.current
@@ -35,9 +41,11 @@ enum GateProbes {
             case .trace: loop.trace = EVRunLoop.Trace()
             }
             let fires = Tally()
-            let due = Date().addingTimeInterval(-0.001)
+            let now = loop.now
+            var random = SeededRandom(seed: 38)
             let timers = (0..<count).map { _ in
-                EVTimer(fireAt: due, interval: 3_600, repeats: true) { _ in fires.bump() }
+                let due = now - .nanoseconds(Int64.random(in: 1...1_000_000, using: &random))
+                return EVTimer(fireAt: due, interval: .seconds(3_600), repeats: true) { _ in fires.bump() }
             }
             for timer in timers { loop.add(timer, forMode: .default) }
             measuredGate { _ = loop.run(mode: .default, for: .zero) }

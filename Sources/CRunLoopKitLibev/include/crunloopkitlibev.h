@@ -186,10 +186,12 @@ static inline uint64_t clibev_ticks(void) {
     return 0;
 #endif
 }
-/// 1 when the kernel's monotonic clock is computed from `clibev_ticks` (its clocksource is
-/// `tsc` on x86-64, `arch_sys_counter` on arm64), so that one is a linear function of the
-/// other between the kernel's slews; 0 otherwise, or when the clocksource cannot be read.
-int clibev_ticks_drive_monotonic(void);
+/// Copies into `buffer` (NUL-terminated, at most `size` - 1 bytes) the first line of the
+/// file at `path` that starts with `prefix` ("" for its first line), without its newline;
+/// returns the line's length (possibly more than was copied), or -1 when the file cannot
+/// be read or holds no such line. For the clock's small kernel files (`/proc/cpuinfo`,
+/// the clocksource).
+long clibev_read_line(const char *path, const char *prefix, char *buffer, size_t size);
 /// The calling thread's RunLoopKit identity (`ThreadLoops.id`), cached in a thread-local
 /// variable; 0 until `clibev_set_thread_id` is called on the thread. Defined in crunloopkitlibev.c, not
 /// inline: a thread-local read inlined into Swift code may be computed once in an async

@@ -34,7 +34,7 @@ extension LoopEngine {
     @inline(__always)
     func enterRun(_ state: ModeState) -> RunFrame {
         let thread = ThreadLoops.current
-        thread.running.append(facade.unsafelyUnwrapped)
+        thread.running.append(facade!)
         runStack.append(state)
         armDescriptors(for: state)
         // CF's per-run data: each run starts unstopped and heeding wakes; the enclosing run's

@@ -27,7 +27,7 @@ final class LoopEngine {
     /// engine runs only inside the facade's calls); set once, by ``attach(to:)``.
     @exclusivity(unchecked) private(set) var facade: Unmanaged<EVRunLoop>?
     /// The facade, without reference counting where the caller's use allows.
-    var loop: EVRunLoop { facade.unsafelyUnwrapped.takeUnretainedValue() }
+    var loop: EVRunLoop { facade!.takeUnretainedValue() }
     let backend: any Backend
     /// What other threads hand over (shared with the facade).
     let shared: LoopShared
@@ -37,7 +37,7 @@ final class LoopEngine {
     // The hottest of these skip Swift's dynamic exclusivity checks (`@exclusivity(unchecked)`):
     // no access to them spans a callout, so accesses never overlap.
     @exclusivity(unchecked) var modes: [Mode: ModeState] = [:]
-    @exclusivity(unchecked) var commonModeSet: Set<Mode> = [.default]
+    var commonModeSet: Set<Mode> = [.default]
     /// The last answer of ``resolve(_:)``; cleared when the common modes change.
     @exclusivity(unchecked) var lastResolved: ResolvedMode?
     /// The state of the last concrete mode a timer was added to (adds to one mode in a row
@@ -50,7 +50,7 @@ final class LoopEngine {
     var commonObservers = Members<EVObserver>()
     @exclusivity(unchecked) var commonTimers = Members<EVTimer>()
     var commonSources = Members<EVSource>()
-    @exclusivity(unchecked) var alignedTimers: [ObjectIdentifier: EVTimer] = [:]
+    var alignedTimers: [ObjectIdentifier: EVTimer] = [:]
     @exclusivity(unchecked) var runStack: [ModeState] = []
     @exclusivity(unchecked) var blocks: [QueuedBlock] = []
     /// The buffer ``drainInbox()`` trades for the inbox's tasks, empty between drains.
@@ -69,22 +69,22 @@ final class LoopEngine {
     /// watched and the fork count it was made at, and how many sources of the armed mode
     /// want it watched.
     let inotify = InotifyInstance()
-    @exclusivity(unchecked) var inotifyToken = -1
-    @exclusivity(unchecked) var inotifyWatched: Int32 = -1
-    @exclusivity(unchecked) var inotifyGeneration: UInt32 = 0
-    @exclusivity(unchecked) var inotifyArmedSources = 0
+    var inotifyToken = -1
+    var inotifyWatched: Int32 = -1
+    var inotifyGeneration: UInt32 = 0
+    var inotifyArmedSources = 0
     /// Sources the backend reported ready and that have not fired yet, in report order.
     @exclusivity(unchecked) var readySources: [EVSource] = []
     @exclusivity(unchecked) var wallClockWasSet = false
     /// The monotonic instant of the pass's wake (``EVRunLoop/wakeInstant``).
     @exclusivity(unchecked) var lastWakeInstant: Instant?
     /// ``lastWakeDate`` once a callout of the pass asked for it.
-    @exclusivity(unchecked) private var lastWakeDateCache: Date?
+    private var lastWakeDateCache: Date?
     /// The deadline that ended the current pass's wait, if one did (``EVRunLoop/wakeDeadline``).
     @exclusivity(unchecked) var lastWakeDeadline: Instant?
     @exclusivity(unchecked) var stats = Statistics()
     /// libdispatch's main queue as this loop services it (``EVRunLoop/main`` only).
-    @exclusivity(unchecked) var mainQueue = MainQueueState()
+    var mainQueue = MainQueueState()
     /// Jobs of the loop's executor waiting to run, the batch running, and whether one runs.
     @exclusivity(unchecked) var jobs: [QueuedJob] = []
     @exclusivity(unchecked) var runningJobs: [QueuedJob] = []
@@ -116,7 +116,7 @@ final class LoopEngine {
     /// stretch (its outermost run's start or its last wake, ns); nil otherwise.
     @exclusivity(unchecked) var awakeSince: Int64?
     /// While metrics are on and a polled run's wait is another loop's: when it began (ns).
-    @exclusivity(unchecked) var polledAsleepAt: Int64?
+    var polledAsleepAt: Int64?
 
     /// What a callout's end needs of its beginning: which recorders were on, the callout's
     /// kind, its trace entry, its start on the loop's clock and the stall watch's start.

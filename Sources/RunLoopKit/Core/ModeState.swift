@@ -24,7 +24,7 @@ final class ModeState {
     /// one test (CF's `_observerMask`).
     @exclusivity(unchecked) private(set) var observerMask: UInt = 0
     /// How many observers listen to each activity bit, to keep ``observerMask`` in O(1).
-    @exclusivity(unchecked) private var listeners = [Int](repeating: 0, count: UInt.bitWidth)
+    private var listeners = [Int](repeating: 0, count: UInt.bitWidth)
     /// The mode's timers, ordered by fire date, with the coalesced wake.
     @exclusivity(unchecked) var timers = TimerQueue()
     @exclusivity(unchecked) private var manualSet = Members<EVSource>()
@@ -42,7 +42,7 @@ final class ModeState {
 
     /// The observers of each activity bit, sorted as ``observers``; rebuilt when first read
     /// after a change, so that a notification visits only the observers it calls.
-    @exclusivity(unchecked) private var byActivity: [[EVObserver]]? = nil
+    private var byActivity: [[EVObserver]]? = nil
 
     /// Observers sorted by `order`, equal orders in the order they were added.
     var observers: [EVObserver] { observerSet.elements }

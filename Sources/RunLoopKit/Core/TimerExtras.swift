@@ -12,8 +12,8 @@ final class TimerExtras: @unchecked Sendable {
     let label: String?
     let alignmentOffsetNanos: Int64?
     let loopReleased: (@Sendable () -> Void)?
-    @exclusivity(unchecked) var toleranceNanos: Int64
-    @exclusivity(unchecked) var otherPlaces: [TimerPlace] = []
+    var toleranceNanos: Int64
+    var otherPlaces: [TimerPlace] = []
 
     init(label: String?, alignmentOffsetNanos: Int64?, loopReleased: (@Sendable () -> Void)?, toleranceNanos: Int64) {
         self.label = label

@@ -300,7 +300,7 @@ public final class EVRunLoop: @unchecked Sendable {
         // the caller after the call.
         var queued = Optional(QueuedBlock(modes: modes, label: label, body: block))
         if isOwnerThread {
-            engine.blocks.append(queued.take().unsafelyUnwrapped)
+            engine.blocks.append(queued.take()!)
             if engine.polledRun != nil && !engine.isInPolledCall { engine.blockQueuedWhilePolled = true }
         } else {
             // A wake is sent by the first block since the loop last drained its inbox
@@ -308,7 +308,7 @@ public final class EVRunLoop: @unchecked Sendable {
             let wakes = shared.inbox.withLock { inbox in
                 guard !inbox.isClosed else { return false }
                 // Moved in, not copied: a copy would retain its three references.
-                inbox.blocks.append(queued.take().unsafelyUnwrapped)
+                inbox.blocks.append(queued.take()!)
                 shared.inboxPending.store(true, ordering: .releasing)
                 return inbox.oweWake()
             }

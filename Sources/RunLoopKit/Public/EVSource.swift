@@ -133,7 +133,7 @@ public final class EVSource: @unchecked Sendable {
     @exclusivity(unchecked) var watchToken = -1
     /// Whether the loop holds off watching the descriptor (an async sequence's source
     /// between an element and the consumer's next request). Loop thread only.
-    @exclusivity(unchecked) var isPaused = false
+    var isPaused = false
     /// The loop this source was added to.
     var loop: EVRunLoop? { link.loop }
     /// The mode states that hold the source. Loop thread only.
