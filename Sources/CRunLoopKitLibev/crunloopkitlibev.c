@@ -266,6 +266,13 @@ int clibev_signal_catch(int signum, struct sigaction *displaced) {
     return 0;
 }
 
+void clibev_signal_unchain(int signum) {
+    if (signum != SIGCHLD) return;
+    struct sigaction none = {0};
+    none.sa_handler = SIG_DFL;
+    chain(&none);
+}
+
 void clibev_signal_hand_out(int signum) { hand_out(signum); }
 
 int clibev_signal_handler_is_libdispatch(const struct sigaction *action) {

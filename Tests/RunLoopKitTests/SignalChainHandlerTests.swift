@@ -162,4 +162,38 @@ struct SignalChainHandlerTests {
         print(text)
         #expect(text.hasPrefix("PASS"), "\(text)")
     }
+
+    @Test("a chaining handler runs once per arrival, while taken back and after the last release")
+    func chainingHandlerOncePerArrival() async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            let loop = Self.loopOfThisThread()
+            let source = EVSource(signal: SIGCHLD) { _ in }
+            loop.add(source, forMode: .default)
+            var previous = sigaction()
+            sigaction(SIGCHLD, nil, &previous)
+            chainingPrevious = previous  // RunLoopKit's fan-out
+            let chaining = Self.siginfoAction(chainingHandler)
+            Self.install(chaining)
+            loop.run(mode: .default, for: .milliseconds(50))  // takes the signal back
+            // raise() runs the handler on this thread before it returns.
+            var before = chainingCalls.load(ordering: .sequentiallyConsistent)
+            raise(SIGCHLD)
+            let whileClaimed = chainingCalls.load(ordering: .sequentiallyConsistent) - before
+            source.invalidate()  // the last release restores the chaining handler
+            var now = sigaction()
+            sigaction(SIGCHLD, nil, &now)
+            let restored = Self.handlerAddress(now) == Self.handlerAddress(chaining)
+            before = chainingCalls.load(ordering: .sequentiallyConsistent)
+            raise(SIGCHLD)
+            let afterRelease = chainingCalls.load(ordering: .sequentiallyConsistent) - before
+            FileHandle.standardError.write(Data((
+                "\(whileClaimed == 1 && restored && afterRelease == 1 ? "PASS" : "FAIL"): one SIGCHLD ran the chaining handler "
+                    + "\(whileClaimed) times while RunLoopKit had the signal, \(afterRelease) times after the last release "
+                    + "(\(restored ? "restored" : "not restored"))\n").utf8))
+            exit(0)
+        }
+        let text = Self.standardError(result)
+        print(text)
+        #expect(text.hasPrefix("PASS"), "\(text)")
+    }
 }
