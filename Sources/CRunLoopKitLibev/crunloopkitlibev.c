@@ -150,6 +150,13 @@ static void hand_out(int signum) {
     }
 }
 
+// Set while this thread's fan-out calls the chained handler. A handler that chains in its
+// turn (calls the one it displaced, as the JVM's libjsig and Go's runtime do) calls the
+// fan-out back when it was installed over it: that call returns at once (the arrival is
+// handed out already), or the two would call each other until the stack ran out. Initial
+// exec: a handler must not make the C library allocate the thread's block.
+static __thread int chaining __attribute__((tls_model("initial-exec")));
+
 static void call_chained(int signum, siginfo_t *info, void *context) {
     struct sigaction handler;
     for (;;) {
@@ -161,11 +168,14 @@ static void call_chained(int signum, siginfo_t *info, void *context) {
         atomic_fetch_sub(&chained_readers[copy], 1);
         if (current) break;
     }
+    chaining = 1;
     if (handler.sa_flags & SA_SIGINFO) handler.sa_sigaction(signum, info, context);
     else handler.sa_handler(signum);
+    chaining = 0;
 }
 
 static void fan_out(int signum, siginfo_t *info, void *context) {
+    if (chaining) return;
     int saved = errno;
     hand_out(signum);
     if (signum == SIGCHLD) call_chained(signum, info, context);
@@ -256,6 +266,13 @@ int clibev_signal_catch(int signum, struct sigaction *displaced) {
     return 0;
 }
 
+void clibev_signal_unchain(int signum) {
+    if (signum != SIGCHLD) return;
+    struct sigaction none = {0};
+    none.sa_handler = SIG_DFL;
+    chain(&none);
+}
+
 void clibev_signal_hand_out(int signum) { hand_out(signum); }
 
 int clibev_signal_handler_is_libdispatch(const struct sigaction *action) {
@@ -296,6 +313,7 @@ static void adopt_in_child(void) {
         if (receiver) atomic_store(&receiver->pending, 0);
     }
     for (int copy = 0; copy < 2; copy++) atomic_store(&chained_readers[copy], 0);
+    chaining = 0;
     pthread_mutex_unlock(&receivers_lock);
     __atomic_fetch_add(&clibev_forks, 1, __ATOMIC_SEQ_CST);
 }

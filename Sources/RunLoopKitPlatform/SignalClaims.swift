@@ -162,6 +162,8 @@ package enum SignalClaims {
             table[signal] = nil
             var previous = claim.previous
             sigaction(signal, &previous, nil)
+            // A restored handler that chains calls the fan-out: it must not be called back.
+            clibev_signal_unchain(signal)
         }
     }
 

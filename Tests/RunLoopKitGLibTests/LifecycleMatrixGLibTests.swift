@@ -245,12 +245,20 @@ enum GLibLifecycle {
         case .attached:
             let attachment = loop.attach(to: context)
             let mainLoop = g_main_loop_new(context, 0)
+            // GLib's loop ends once the attachment opened the loop's run again (a second
+            // entry), or after 5 s. Not at a fixed time: on a loaded machine the iteration
+            // after the stop can come later than such a time, which ended GLib's loop first.
+            let reopened = EVObserver(activities: .entry) { _, _ in
+                if log.entries.filter({ $0 == "entry" }).count >= 2 { g_main_loop_quit(mainLoop) }
+            }
+            loop.add(reopened, forMode: .default)
             let limit = GLibCall {
                 g_main_loop_quit(mainLoop)
                 return false
             }
-            attachTimeout(200, to: context, limit)
+            attachTimeout(5_000, to: context, limit)
             g_main_loop_run(mainLoop)
+            reopened.invalidate()
             attachment.detach()
             check(log.entries == ["entry", "stop", "exit", "entry", "exit"],
                        "stop() in a GLib dispatch, attached: \(log.entries)")

@@ -112,6 +112,10 @@ void clibev_signal_receiver_adopt(clibev_signal_receiver *receiver, int wake_fd)
 /// over the fan-out, it chains that one instead. Returns 0, or -1 with errno set. Under
 /// `clibev_signals_lock`.
 int clibev_signal_catch(int signum, struct sigaction *displaced);
+/// Chains no handler to `signum` any more (`SIGCHLD` only), when the last watch released the
+/// signal: a restored handler that chains in its turn calls the fan-out, which must not call
+/// that handler again. Under `clibev_signals_lock`.
+void clibev_signal_unchain(int signum);
 /// Hands an arrival of `signum` to every receiver that wants it, as the fan-out handler does
 /// (without calling a chained handler).
 void clibev_signal_hand_out(int signum);
