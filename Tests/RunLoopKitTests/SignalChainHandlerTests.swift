@@ -10,19 +10,31 @@ private let chainingCalls = Atomic<Int>(0)
 private let plainCalls = Atomic<Int>(0)
 private let infoCalls = Atomic<Int>(0)
 private let infoPid = Atomic<Int32>(0)
-/// The disposition the chaining handler displaced, written before it is installed.
-private nonisolated(unsafe) var chainingPrevious = sigaction()
+/// The handler the chaining handler displaced, and whether it takes `siginfo_t`: stored
+/// before it is installed. (Two atomics rather than a global `sigaction`: AddressSanitizer
+/// registers a Swift global of that imported type without its tail padding, 148 of 152
+/// bytes, and reports the whole-value copy as an overflow.)
+private let chainingPreviousHandler = Atomic<Int>(0)
+private let chainingPreviousTakesInfo = Atomic<Bool>(false)
+
+/// Records `displaced` as what the chaining handler calls after its own work.
+private func chain(to displaced: sigaction) {
+    chainingPreviousTakesInfo.store(displaced.sa_flags & SA_SIGINFO != 0, ordering: .sequentiallyConsistent)
+    chainingPreviousHandler.store(unsafeBitCast(displaced.__sigaction_handler, to: Int.self), ordering: .sequentiallyConsistent)
+}
 
 /// A well-behaved handler that chains: it calls the one it displaced after its own work
 /// (as the JVM's libjsig, Mono and Go's runtime do).
 private func chainingHandler(_ signal: Int32, _ info: UnsafeMutablePointer<siginfo_t>?, _ context: UnsafeMutableRawPointer?) {
     chainingCalls.add(1, ordering: .sequentiallyConsistent)
-    let previous = chainingPrevious
-    if previous.sa_flags & SA_SIGINFO != 0 {
-        previous.__sigaction_handler.sa_sigaction?(signal, info, context)
-    } else if let handler = previous.__sigaction_handler.sa_handler,
-              unsafeBitCast(handler, to: Int.self) > 1 {  // not SIG_DFL or SIG_IGN
-        handler(signal)
+    let handler = chainingPreviousHandler.load(ordering: .sequentiallyConsistent)
+    guard handler > 1 else { return }  // SIG_DFL or SIG_IGN
+    typealias InfoHandler = @convention(c) (Int32, UnsafeMutablePointer<siginfo_t>?, UnsafeMutableRawPointer?) -> Void
+    typealias PlainHandler = @convention(c) (Int32) -> Void
+    if chainingPreviousTakesInfo.load(ordering: .sequentiallyConsistent) {
+        unsafeBitCast(handler, to: InfoHandler.self)(signal, info, context)
+    } else {
+        unsafeBitCast(handler, to: PlainHandler.self)(signal)
     }
 }
 
@@ -96,7 +108,7 @@ struct SignalChainHandlerTests {
             loop.add(source, forMode: .default)
             var previous = sigaction()
             sigaction(SIGCHLD, nil, &previous)
-            chainingPrevious = previous  // RunLoopKit's fan-out
+            chain(to: previous)  // RunLoopKit's fan-out
             Self.install(Self.siginfoAction(chainingHandler))
             // A pass takes the signal back and chains the chaining handler.
             loop.run(mode: .default, for: .milliseconds(50))
@@ -171,7 +183,7 @@ struct SignalChainHandlerTests {
             loop.add(source, forMode: .default)
             var previous = sigaction()
             sigaction(SIGCHLD, nil, &previous)
-            chainingPrevious = previous  // RunLoopKit's fan-out
+            chain(to: previous)  // RunLoopKit's fan-out
             let chaining = Self.siginfoAction(chainingHandler)
             Self.install(chaining)
             loop.run(mode: .default, for: .milliseconds(50))  // takes the signal back
