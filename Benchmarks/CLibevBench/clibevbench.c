@@ -86,6 +86,68 @@ void lb_unpin(void) {
 int lb_libev_version_major(void) { return ev_version_major(); }
 int lb_libev_version_minor(void) { return ev_version_minor(); }
 
+// MARK: Shared by the workloads
+
+static void run_over(struct ev_loop *loop, ev_timer *w, int revents) { ev_break(loop, EVBREAK_ALL); }
+
+/// Starts `stop`, which ends `ev_run` `seconds` from now.
+static void stop_after(struct ev_loop *loop, ev_timer *stop, double seconds) {
+    ev_timer_init(stop, run_over, seconds, 0.);
+    ev_now_update(loop);
+    ev_timer_start(loop, stop);
+}
+
+/// Runs `loop` while a new thread runs `body(argument)`, then joins the thread. Returns 0, or
+/// -1 (the loop not run) when the thread could not start.
+static int run_beside(struct ev_loop *loop, void *(*body)(void *), void *argument) {
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, body, argument) != 0) return -1;
+    ev_run(loop, 0);
+    pthread_join(thread, NULL);
+    return 0;
+}
+
+/// A sender thread paced by the loop (`paced_sender`): `samples` sends, each after the loop
+/// handled the previous one and `gap_seconds` more (so that the loop is asleep again); the
+/// loop's callback records each send-to-callout latency (`paced_handled`). A workload's own
+/// state embeds it first.
+typedef struct paced paced;
+struct paced {
+    int32_t samples;
+    double gap_seconds;
+    _Atomic int64_t sent_at;
+    _Atomic int32_t handled;
+    int64_t *latencies;
+    /// One send; nonzero stops the sender.
+    int (*send)(paced *run);
+};
+
+static void *paced_sender(void *argument) {
+    paced *run = argument;
+    struct timespec gap = {0, (long)(run->gap_seconds * 1e9)};
+    for (int32_t i = 0; i < run->samples; i++) {
+        while (atomic_load_explicit(&run->handled, memory_order_acquire) < i) sched_yield();
+        nanosleep(&gap, NULL);  // let the loop go back to sleep
+        atomic_store_explicit(&run->sent_at, lb_monotonic_ns(), memory_order_release);
+        if (run->send(run) != 0) break;
+    }
+    return NULL;
+}
+
+/// In the loop's callback: records the latency of the send it saw; breaks out of `ev_run`
+/// after the last one.
+static void paced_handled(struct ev_loop *loop, paced *run) {
+    int64_t now = lb_monotonic_ns();
+    int32_t index = atomic_load_explicit(&run->handled, memory_order_relaxed);
+    if (index >= run->samples) return;
+    run->latencies[index] = now - atomic_load_explicit(&run->sent_at, memory_order_acquire);
+    atomic_store_explicit(&run->handled, index + 1, memory_order_release);
+    if (index + 1 == run->samples) ev_break(loop, EVBREAK_ALL);
+}
+
+static void never_fired(struct ev_loop *loop, ev_timer *w, int revents) {}
+static void never_readable(struct ev_loop *loop, ev_io *w, int revents) {}
+
 // MARK: Timers
 
 /// What the callbacks of lb_run_timers share (the loop's userdata).
@@ -96,7 +158,6 @@ typedef struct {
 } timer_run;
 
 static void timer_fired(struct ev_loop *loop, ev_timer *w, int revents) {
-    (void)revents;
     timer_run *run = ev_userdata(loop);
     run->fires++;
     lb_fire_log *log = run->log;
@@ -107,24 +168,12 @@ static void timer_fired(struct ev_loop *loop, ev_timer *w, int revents) {
     }
 }
 
-static void woke(struct ev_loop *loop, ev_check *w, int revents) {
-    (void)w;
-    (void)revents;
-    ((timer_run *)ev_userdata(loop))->wakes++;
-}
-
-static void run_over(struct ev_loop *loop, ev_timer *w, int revents) {
-    (void)w;
-    (void)revents;
-    ev_break(loop, EVBREAK_ALL);
-}
+static void woke(struct ev_loop *loop, ev_check *w, int revents) { ((timer_run *)ev_userdata(loop))->wakes++; }
 
 // The parts that callgrind counts (`--toggle-collect='*measured*'`, loop-bench's instruction
 // rows and `--probe`): out of line, under names that hold `measured`. An uncounted round
 // inlines the same loop instead: a twin function would be folded into the measured one by
 // the linker (identical code), and counted.
-
-static void never_fired(struct ev_loop *loop, ev_timer *w, int revents);
 
 __attribute__((noinline)) static void lb_measuredFire(struct ev_loop *loop) { ev_run(loop, 0); }
 
@@ -173,10 +222,8 @@ int lb_run_timers(int32_t count, double interval, const double *intervals, const
     ev_check_start(loop, &check);
 
     // The measured window starts now, so setup time is not charged to the run.
-    ev_now_update(loop);
     ev_timer stop;
-    ev_timer_init(&stop, run_over, seconds, 0.);
-    ev_timer_start(loop, &stop);
+    stop_after(loop, &stop, seconds);
     if (log) log->count = 0;
     run.fires = 0;
     run.wakes = 0;
@@ -192,6 +239,23 @@ int lb_run_timers(int32_t count, double interval, const double *intervals, const
     for (int32_t i = 0; i < count; i++) ev_timer_stop(loop, &timers[i]);
     ev_check_stop(loop, &check);
     ev_timer_stop(loop, &stop);
+    free(timers);
+    ev_loop_destroy(loop);
+    return 0;
+}
+
+int lb_schedule_cost(int32_t count, const double *after, const int32_t *stop_order, int warm_up,
+                     int64_t *schedule_ns, int64_t *invalidate_ns) {
+    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+    if (!loop) return -1;
+    ev_timer *timers = malloc(sizeof(ev_timer) * (size_t)(count > 0 ? count : 1));
+    int64_t t0 = lb_monotonic_ns();
+    if (warm_up) start_timers(loop, timers, count, after); else lb_measuredAdd(loop, timers, count, after);
+    int64_t t1 = lb_monotonic_ns();
+    if (warm_up) stop_timers(loop, timers, count, stop_order); else lb_measuredInvalidate(loop, timers, count, stop_order);
+    int64_t t2 = lb_monotonic_ns();
+    *schedule_ns = t1 - t0;
+    *invalidate_ns = t2 - t1;
     free(timers);
     ev_loop_destroy(loop);
     return 0;
@@ -215,7 +279,6 @@ typedef struct {
 } collect_run;
 
 static void collect_fired(struct ev_loop *loop, ev_timer *w, int revents) {
-    (void)revents;
     collect_timer *timer = (collect_timer *)w;
     collect_run *run = ev_userdata(loop);
     int64_t now = lb_monotonic_ns();
@@ -231,8 +294,6 @@ static void collect_fired(struct ev_loop *loop, ev_timer *w, int revents) {
 }
 
 static void collect_woke(struct ev_loop *loop, ev_check *w, int revents) {
-    (void)w;
-    (void)revents;
     collect_run *run = ev_userdata(loop);
     if (run->wake_count < run->wake_capacity) run->wakes[run->wake_count++] = lb_monotonic_ns();
 }
@@ -261,36 +322,12 @@ int lb_collect_wakes(int32_t count, double interval, const double *first_after,
     ev_check_init(&check, collect_woke);
     ev_check_start(loop, &check);
     ev_timer stop;
-    ev_timer_init(&stop, run_over, (double)(end_ns - lb_monotonic_ns()) / 1e9, 0.);
-    ev_timer_start(loop, &stop);
+    stop_after(loop, &stop, (double)(end_ns - lb_monotonic_ns()) / 1e9);
     ev_run(loop, 0);
     *wake_count = run.wake_count;
     for (int32_t i = 0; i < count; i++) ev_timer_stop(loop, &timers[i].watcher);
     ev_check_stop(loop, &check);
     ev_timer_stop(loop, &stop);
-    free(timers);
-    ev_loop_destroy(loop);
-    return 0;
-}
-
-static void never_fired(struct ev_loop *loop, ev_timer *w, int revents) {
-    (void)loop;
-    (void)w;
-    (void)revents;
-}
-
-int lb_schedule_cost(int32_t count, const double *after, const int32_t *stop_order, int warm_up,
-                     int64_t *schedule_ns, int64_t *invalidate_ns) {
-    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
-    if (!loop) return -1;
-    ev_timer *timers = malloc(sizeof(ev_timer) * (size_t)(count > 0 ? count : 1));
-    int64_t t0 = lb_monotonic_ns();
-    if (warm_up) start_timers(loop, timers, count, after); else lb_measuredAdd(loop, timers, count, after);
-    int64_t t1 = lb_monotonic_ns();
-    if (warm_up) stop_timers(loop, timers, count, stop_order); else lb_measuredInvalidate(loop, timers, count, stop_order);
-    int64_t t2 = lb_monotonic_ns();
-    *schedule_ns = t1 - t0;
-    *invalidate_ns = t2 - t1;
     free(timers);
     ev_loop_destroy(loop);
     return 0;
@@ -305,8 +342,6 @@ typedef struct {
 } aligned_run;
 
 static void periodic_fired(struct ev_loop *loop, ev_periodic *w, int revents) {
-    (void)w;
-    (void)revents;
     aligned_run *run = ev_userdata(loop);
     run->wall_times[run->seen++] = lb_realtime_ns();
     if (run->seen == run->wanted) ev_break(loop, EVBREAK_ALL);
@@ -329,58 +364,29 @@ int lb_aligned(double interval, int32_t fires, int64_t *wall_times) {
 // MARK: Cross-thread wake
 
 typedef struct {
+    paced paced;
     struct ev_loop *loop;
     ev_async async;
-    int32_t samples;
-    double gap_seconds;
-    _Atomic int64_t sent_at;
-    _Atomic int32_t handled;
-    int64_t *latencies;
 } wake_run;
 
-static void wake_handled(struct ev_loop *loop, ev_async *w, int revents) {
-    (void)w;
-    (void)revents;
-    int64_t now = lb_monotonic_ns();
-    wake_run *run = ev_userdata(loop);
-    int32_t index = atomic_load_explicit(&run->handled, memory_order_relaxed);
-    run->latencies[index] = now - atomic_load_explicit(&run->sent_at, memory_order_acquire);
-    atomic_store_explicit(&run->handled, index + 1, memory_order_release);
-    if (index + 1 == run->samples) ev_break(loop, EVBREAK_ALL);
-}
+static void wake_handled(struct ev_loop *loop, ev_async *w, int revents) { paced_handled(loop, ev_userdata(loop)); }
 
-static void *wake_sender(void *argument) {
-    wake_run *run = argument;
-    struct timespec gap = {0, (long)(run->gap_seconds * 1e9)};
-    for (int32_t i = 0; i < run->samples; i++) {
-        while (atomic_load_explicit(&run->handled, memory_order_acquire) < i) sched_yield();
-        nanosleep(&gap, NULL);  // let the loop go back to sleep
-        atomic_store_explicit(&run->sent_at, lb_monotonic_ns(), memory_order_release);
-        ev_async_send(run->loop, &run->async);
-    }
-    return NULL;
+static int wake_send(paced *run) {
+    ev_async_send(((wake_run *)run)->loop, &((wake_run *)run)->async);
+    return 0;
 }
 
 int lb_cross_thread_wake(int32_t samples, double gap_seconds, int64_t *latencies) {
     struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
     if (!loop) return -1;
-    wake_run run = {.loop = loop, .samples = samples, .gap_seconds = gap_seconds,
-                    .latencies = latencies};
-    atomic_init(&run.sent_at, 0);
-    atomic_init(&run.handled, 0);
+    wake_run run = {{samples, gap_seconds, 0, 0, latencies, wake_send}, loop};
     ev_set_userdata(loop, &run);
     ev_async_init(&run.async, wake_handled);
     ev_async_start(loop, &run.async);
-    pthread_t sender;
-    if (pthread_create(&sender, NULL, wake_sender, &run) != 0) {
-        ev_loop_destroy(loop);
-        return -1;
-    }
-    ev_run(loop, 0);
-    pthread_join(sender, NULL);
+    int status = run_beside(loop, paced_sender, &run);
     ev_async_stop(loop, &run.async);
     ev_loop_destroy(loop);
-    return 0;
+    return status;
 }
 
 // MARK: Pass overhead
@@ -393,24 +399,14 @@ typedef struct {
 } pass_run;
 
 static void before_poll(struct ev_loop *loop, ev_prepare *w, int revents) {
-    (void)w;
-    (void)revents;
     pass_run *run = ev_userdata(loop);
     run->prepares++;
     if (run->wake_each_pass) ev_async_send(loop, &run->async);
 }
 
-static void after_poll(struct ev_loop *loop, ev_check *w, int revents) {
-    (void)w;
-    (void)revents;
-    ((pass_run *)ev_userdata(loop))->checks++;
-}
+static void after_poll(struct ev_loop *loop, ev_check *w, int revents) { ((pass_run *)ev_userdata(loop))->checks++; }
 
-static void async_ignored(struct ev_loop *loop, ev_async *w, int revents) {
-    (void)loop;
-    (void)w;
-    (void)revents;
-}
+static void async_ignored(struct ev_loop *loop, ev_async *w, int revents) {}
 
 int lb_pass_overhead(int32_t passes, int wake_each_pass, int64_t *total_ns) {
     struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
@@ -439,25 +435,13 @@ int lb_pass_overhead(int32_t passes, int wake_each_pass, int64_t *total_ns) {
 // MARK: Descriptor sources
 
 typedef struct {
-    int32_t active_read_fd;
+    paced paced;
     int32_t active_write_fd;
-    int32_t samples;
-    double gap_seconds;
     int feeding;
     int64_t feeds;
-    _Atomic int64_t sent_at;
-    _Atomic int32_t handled;
-    int64_t *latencies;
 } descriptor_run;
 
-static void idle_readable(struct ev_loop *loop, ev_io *w, int revents) {
-    (void)loop;
-    (void)w;
-    (void)revents;
-}
-
 static void active_readable(struct ev_loop *loop, ev_io *w, int revents) {
-    (void)revents;
     descriptor_run *run = ev_userdata(loop);
     char byte;
     if (read(w->fd, &byte, 1) != 1) return;
@@ -466,24 +450,12 @@ static void active_readable(struct ev_loop *loop, ev_io *w, int revents) {
         if (write(run->active_write_fd, &byte, 1) != 1) ev_break(loop, EVBREAK_ALL);
         return;
     }
-    int64_t now = lb_monotonic_ns();
-    int32_t index = atomic_load_explicit(&run->handled, memory_order_relaxed);
-    run->latencies[index] = now - atomic_load_explicit(&run->sent_at, memory_order_acquire);
-    atomic_store_explicit(&run->handled, index + 1, memory_order_release);
-    if (index + 1 == run->samples) ev_break(loop, EVBREAK_ALL);
+    paced_handled(loop, &run->paced);
 }
 
-static void *descriptor_sender(void *argument) {
-    descriptor_run *run = argument;
-    struct timespec gap = {0, (long)(run->gap_seconds * 1e9)};
+static int descriptor_send(paced *run) {
     char byte = 1;
-    for (int32_t i = 0; i < run->samples; i++) {
-        while (atomic_load_explicit(&run->handled, memory_order_acquire) < i) sched_yield();
-        nanosleep(&gap, NULL);
-        atomic_store_explicit(&run->sent_at, lb_monotonic_ns(), memory_order_release);
-        if (write(run->active_write_fd, &byte, 1) != 1) break;
-    }
-    return NULL;
+    return write(((descriptor_run *)run)->active_write_fd, &byte, 1) == 1 ? 0 : -1;
 }
 
 int lb_descriptors(int32_t count, const int32_t *read_fds, int32_t active_write_fd,
@@ -491,41 +463,28 @@ int lb_descriptors(int32_t count, const int32_t *read_fds, int32_t active_write_
                    int64_t *add_ns, int64_t *latencies, int64_t *feeds, int64_t *feed_wall_ns) {
     struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
     if (!loop) return -1;
-    descriptor_run run = {.active_read_fd = read_fds[count], .active_write_fd = active_write_fd,
-                          .samples = samples, .gap_seconds = gap_seconds, .latencies = latencies};
-    atomic_init(&run.sent_at, 0);
-    atomic_init(&run.handled, 0);
+    descriptor_run run = {{samples, gap_seconds, 0, 0, latencies, descriptor_send}, active_write_fd};
     ev_set_userdata(loop, &run);
     ev_io *watchers = malloc(sizeof(ev_io) * (size_t)(count + 1));
     if (!watchers) return -1;
     int64_t t0 = lb_monotonic_ns();
     for (int32_t i = 0; i <= count; i++) {
-        ev_io_init(&watchers[i], i == count ? active_readable : idle_readable, read_fds[i], EV_READ);
+        ev_io_init(&watchers[i], i == count ? active_readable : never_readable, read_fds[i], EV_READ);
         ev_io_start(loop, &watchers[i]);
     }
     *add_ns = lb_monotonic_ns() - t0;
-
-    int status = 0;
-    pthread_t sender;
-    if (pthread_create(&sender, NULL, descriptor_sender, &run) != 0) {
-        status = -1;
-    } else {
-        ev_run(loop, 0);
-        pthread_join(sender, NULL);
-    }
+    int status = run_beside(loop, paced_sender, &run);
 
     // Feeding: the callback writes back each byte it reads; a timer ends the window.
     run.feeding = 1;
     ev_timer stop;
-    ev_timer_init(&stop, run_over, feed_seconds, 0.);
-    ev_now_update(loop);
-    ev_timer_start(loop, &stop);
+    stop_after(loop, &stop, feed_seconds);
     char byte = 1;
     int64_t wall0 = lb_monotonic_ns();
     if (status == 0 && write(active_write_fd, &byte, 1) == 1) ev_run(loop, 0);
     *feed_wall_ns = lb_monotonic_ns() - wall0;
     *feeds = run.feeds;
-    (void)!read(run.active_read_fd, &byte, 1);  // the byte in flight when the window ended
+    (void)!read(read_fds[count], &byte, 1);  // the byte in flight when the window ended
 
     ev_timer_stop(loop, &stop);
     for (int32_t i = 0; i <= count; i++) ev_io_stop(loop, &watchers[i]);
@@ -574,7 +533,6 @@ typedef struct {
 } child_run;
 
 static void child_exited(struct ev_loop *loop, ev_child *w, int revents) {
-    (void)revents;
     child_run *run = w->data;
     run->handled_at = lb_monotonic_ns();
     run->status = w->rstatus;
@@ -611,114 +569,64 @@ int lb_child_exits(int32_t samples, int64_t *latencies) {
 
 // MARK: File changes
 
+/// One `ev_stat` on a file and a writer thread appending to it: paced (`lb_file_changes`),
+/// or `writes` bytes back to back (`lb_file_burst`, which counts the callouts).
 typedef struct {
-    int fd;
-    int32_t samples;
-    double gap_seconds;
-    _Atomic int64_t sent_at;
-    _Atomic int32_t handled;
-    int64_t *latencies;
-} file_run;
-
-static void file_changed(struct ev_loop *loop, ev_stat *w, int revents) {
-    (void)revents;
-    int64_t now = lb_monotonic_ns();
-    file_run *run = w->data;
-    int32_t index = atomic_load_explicit(&run->handled, memory_order_relaxed);
-    if (index >= run->samples) return;
-    run->latencies[index] = now - atomic_load_explicit(&run->sent_at, memory_order_acquire);
-    atomic_store_explicit(&run->handled, index + 1, memory_order_release);
-    if (index + 1 == run->samples) ev_break(loop, EVBREAK_ALL);
-}
-
-static void *file_writer(void *argument) {
-    file_run *run = argument;
-    struct timespec gap = {0, (long)(run->gap_seconds * 1e9)};
-    char byte = 'x';
-    for (int32_t i = 0; i < run->samples; i++) {
-        while (atomic_load_explicit(&run->handled, memory_order_acquire) < i) sched_yield();
-        nanosleep(&gap, NULL);
-        atomic_store_explicit(&run->sent_at, lb_monotonic_ns(), memory_order_release);
-        if (write(run->fd, &byte, 1) != 1) break;
-    }
-    return NULL;
-}
-
-int lb_file_changes(const char *path, int32_t samples, double gap_seconds, int64_t *latencies) {
-    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-    if (fd < 0) return -1;
-    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
-    if (!loop) return -1;
-    file_run run = {.fd = fd, .samples = samples, .gap_seconds = gap_seconds, .latencies = latencies};
-    atomic_init(&run.sent_at, 0);
-    atomic_init(&run.handled, 0);
-    ev_stat watcher;
-    ev_stat_init(&watcher, file_changed, path, 0.);
-    watcher.data = &run;
-    ev_stat_start(loop, &watcher);
-    int status = 0;
-    pthread_t writer;
-    if (pthread_create(&writer, NULL, file_writer, &run) != 0) {
-        status = -1;
-    } else {
-        ev_run(loop, 0);
-        pthread_join(writer, NULL);
-        if (atomic_load(&run.handled) != samples) status = -1;
-    }
-    ev_stat_stop(loop, &watcher);
-    ev_loop_destroy(loop);
-    close(fd);
-    return status;
-}
-
-typedef struct {
+    paced paced;
     int fd;
     int32_t writes;
     int64_t callouts;
-} burst_run;
+} file_run;
 
-static void burst_changed(struct ev_loop *loop, ev_stat *w, int revents) {
-    (void)loop;
-    (void)revents;
-    ((burst_run *)w->data)->callouts++;
+static int file_append(paced *run) {
+    char byte = 'x';
+    return write(((file_run *)run)->fd, &byte, 1) == 1 ? 0 : -1;
 }
 
+static void file_changed(struct ev_loop *loop, ev_stat *w, int revents) { paced_handled(loop, w->data); }
+
 static void *burst_writer(void *argument) {
-    burst_run *run = argument;
-    char byte = 'x';
+    file_run *run = argument;
     for (int32_t i = 0; i < run->writes; i++) {
-        if (write(run->fd, &byte, 1) != 1) break;
+        if (file_append(&run->paced) != 0) break;
     }
     return NULL;
 }
 
-int lb_file_burst(const char *path, int32_t writes, double window_seconds, int64_t *callouts) {
-    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-    if (fd < 0) return -1;
+static void burst_changed(struct ev_loop *loop, ev_stat *w, int revents) { ((file_run *)w->data)->callouts++; }
+
+/// Watches `path` with `changed` on a new loop, runs it beside `writer` (for `window_seconds`
+/// when positive), and tears down. Returns 0, or -1 with errno set.
+static int watch_file(const char *path, file_run *run, void (*changed)(struct ev_loop *, ev_stat *, int),
+                      void *(*writer)(void *), double window_seconds) {
+    run->fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (run->fd < 0) return -1;
     struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
     if (!loop) return -1;
-    burst_run run = {.fd = fd, .writes = writes};
     ev_stat watcher;
-    ev_stat_init(&watcher, burst_changed, path, 0.);
-    watcher.data = &run;
+    ev_stat_init(&watcher, changed, path, 0.);
+    watcher.data = run;
     ev_stat_start(loop, &watcher);
     ev_timer stop;
-    ev_timer_init(&stop, run_over, window_seconds, 0.);
-    ev_now_update(loop);
-    ev_timer_start(loop, &stop);
-    int status = 0;
-    pthread_t writer;
-    if (pthread_create(&writer, NULL, burst_writer, &run) != 0) {
-        status = -1;
-    } else {
-        ev_run(loop, 0);
-        pthread_join(writer, NULL);
-    }
-    *callouts = run.callouts;
-    ev_timer_stop(loop, &stop);
+    if (window_seconds > 0) stop_after(loop, &stop, window_seconds);
+    int status = run_beside(loop, writer, run);
+    if (window_seconds > 0) ev_timer_stop(loop, &stop);
     ev_stat_stop(loop, &watcher);
     ev_loop_destroy(loop);
-    close(fd);
+    close(run->fd);
+    return status;
+}
+
+int lb_file_changes(const char *path, int32_t samples, double gap_seconds, int64_t *latencies) {
+    file_run run = {{samples, gap_seconds, 0, 0, latencies, file_append}};
+    int status = watch_file(path, &run, file_changed, paced_sender, 0);
+    return status == 0 && atomic_load(&run.paced.handled) == samples ? 0 : -1;
+}
+
+int lb_file_burst(const char *path, int32_t writes, double window_seconds, int64_t *callouts) {
+    file_run run = {.writes = writes};
+    int status = watch_file(path, &run, burst_changed, burst_writer, window_seconds);
+    *callouts = run.callouts;
     return status;
 }
 
@@ -730,7 +638,6 @@ typedef struct {
 } idle_run;
 
 static void idle_counted(struct ev_loop *loop, ev_idle *w, int revents) {
-    (void)revents;
     idle_run *run = w->data;
     if (++run->count == run->target) {
         ev_idle_stop(loop, w);
@@ -751,7 +658,7 @@ int lb_idle(int32_t callouts, int32_t watched_fd, int64_t *cpu_ns) {
     ev_idle_start(loop, &watcher);
     ev_io watched;
     if (watched_fd >= 0) {
-        ev_io_init(&watched, idle_readable, watched_fd, EV_READ);
+        ev_io_init(&watched, never_readable, watched_fd, EV_READ);
         ev_io_start(loop, &watched);
     }
     int64_t cpu0 = lb_process_cpu_ns();
