@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <spawn.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <errno.h>
@@ -492,6 +493,8 @@ int lb_descriptors(int32_t count, const int32_t *read_fds, int32_t active_write_
     ev_loop_destroy(loop);
     return status;
 }
+
+int lb_idle_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 
 // MARK: Memory
 

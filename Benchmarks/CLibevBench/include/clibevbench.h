@@ -113,6 +113,10 @@ int lb_descriptors(int32_t count, const int32_t *read_fds, int32_t active_write_
                    int32_t samples, double gap_seconds, double feed_seconds,
                    int64_t *add_ns, int64_t *latencies, int64_t *feeds, int64_t *feed_wall_ns);
 
+/// An idle descriptor of the descriptors workload: `eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)`,
+/// unreadable while nobody writes it (its counter is 0). Returns it, or -1 with errno set.
+int lb_idle_eventfd(void);
+
 /// One process of the machine-coalescing workload: `count` repeating `ev_timer`s of
 /// `interval` (s), timer i first firing `first_after[i]` s after the call, with
 /// `ev_set_timeout_collect_interval(collect_interval)`, run until the monotonic instant
