@@ -71,5 +71,3 @@ int64_t lb_alloc_counting_stop(void) {
     atomic_store_explicit(&counting, 0, memory_order_seq_cst);
     return atomic_load_explicit(&allocations, memory_order_relaxed);
 }
-
-int64_t lb_alloc_count(void) { return atomic_load_explicit(&allocations, memory_order_relaxed); }

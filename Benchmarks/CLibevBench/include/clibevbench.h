@@ -40,8 +40,6 @@ void lb_unpin(void);
 void lb_alloc_counting_start(void);
 /// Stops counting; returns the calls counted since `lb_alloc_counting_start`.
 int64_t lb_alloc_counting_stop(void);
-/// The calls counted so far (while counting: a reading in the middle of a window).
-int64_t lb_alloc_count(void);
 /// libev's runtime version.
 int lb_libev_version_major(void);
 int lb_libev_version_minor(void);
