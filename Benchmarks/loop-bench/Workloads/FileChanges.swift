@@ -1,7 +1,6 @@
 import CLibevBench
 import Foundation
 import RunLoopKit
-import Synchronization
 
 /// Workload 15 (issue 27): file changes. A file in a temporary directory, watched by
 /// RunLoopKit's `EVSource(watching:)` (inotify on the file's directory) and by libev's
@@ -38,17 +37,13 @@ enum FileChanges {
     static let burstWindow = 0.3
 
     static func measure(_ plan: Plan) -> [Row] {
-        let latency = Pairs.run(name, plan: plan,
-                                arguments: ["latency", String(plan.fileSamples)])
-        let burst = Pairs.run(name, plan: plan,
-                              arguments: ["burst", String(burstWrites)])
+        let latency = Pairs.run(name, plan: plan, arguments: ["latency", String(plan.fileSamples)])
+        let burst = Pairs.run(name, plan: plan, arguments: ["burst", String(burstWrites)])
         let n = "\(plan.fileSamples.grouped) appends of one byte, one at a time"
-        var medianRow = Row.make(name, "write → handler latency median, \(n)", unit: "µs",
-                                 values: [:], unavailable: unavailable)
+        let medianRow = Row.make(name, "write → handler latency median, \(n)", unit: "µs", values: [:], unavailable: unavailable)
             .paired(latency, figure: 0)
-        medianRow = medianRow.withRatioGoal("≤ 1.5× libev", to: .libev, bound: 1.5)
-        let p99Row = Row.make(name, "write → handler latency p99, \(n)", unit: "µs",
-                              values: [:], unavailable: unavailable)
+            .withRatioGoal("≤ 1.5× libev", to: .libev, bound: 1.5)
+        let p99Row = Row.make(name, "write → handler latency p99, \(n)", unit: "µs", values: [:], unavailable: unavailable)
             .paired(latency, figure: 1)
         var burstRow = Row.make(
             name, "callouts for a burst of \(burstWrites.grouped) writes, 50 ms tolerance (libev: ev_stat, no tolerance)",
@@ -59,18 +54,15 @@ enum FileChanges {
         return [medianRow, p99Row, burstRow]
     }
 
-    /// A child of the pairs: `[peer key, "latency" or "burst", count]`. Latency: after an
-    /// untimed run of 20, the median and p99 (µs) of `count` appends. Burst: the callouts
-    /// for a burst of `count` writes.
+    /// A child of the pairs: `[peer key, "latency" or "burst", count]`. Latency: the median
+    /// and p99 (µs) of `count` appends. Burst: the callouts for a burst of `count` writes.
     static func child(_ arguments: [String]) {
         guard arguments.count == 3, let peer = Peer(key: arguments[0]), [.runLoopKit, .libev].contains(peer),
               let count = Int(arguments[2]), ["latency", "burst"].contains(arguments[1]) else {
             fatalError("loop-bench files child: expected runloopkit or libev, latency or burst, and a count, got \(arguments)")
         }
         if arguments[1] == "latency" {
-            _ = latencies(peer, count: 20)
-            let summary = Summary(latencies(peer, count: count))
-            Pairs.report([summary.median / 1e3, summary.percentile(99) / 1e3])
+            ChildRuns.reportLatencies(count: count) { latencies(peer, count: $0) }
         } else {
             Pairs.report([Double(burstCallouts(peer, writes: count))])
         }
@@ -80,70 +72,39 @@ enum FileChanges {
     /// each (ns).
     static func latencies(_ peer: Peer, count: Int) -> [Double] {
         withWatchedFile { path in
-            switch peer {
-            case .runLoopKit:
-                return onFreshThread { runLoopKitLatencies(path: path, count: count) }
-            default:
-                var latencies = [Int64](repeating: 0, count: count)
-                let status = lb_file_changes(path, Int32(count), gap, &latencies)
-                precondition(status == 0, "lb_file_changes failed (errno \(errno))")
-                return latencies.map(Double.init)
-            }
+            if peer == .runLoopKit { return onFreshThread { runLoopKitLatencies(path: path, count: count) } }
+            var latencies = [Int64](repeating: 0, count: count)
+            let status = lb_file_changes(path, Int32(count), gap, &latencies)
+            precondition(status == 0, "lb_file_changes failed (errno \(errno))")
+            return latencies.map(Double.init)
         }
     }
 
     /// The callouts for a burst of `writes` appends to a fresh watched file.
     static func burstCallouts(_ peer: Peer, writes: Int) -> Int {
         withWatchedFile { path in
-            switch peer {
-            case .runLoopKit:
-                return onFreshThread { runLoopKitBurst(path: path, writes: writes) }
-            default:
-                var callouts: Int64 = 0
-                let status = lb_file_burst(path, Int32(writes), burstWindow, &callouts)
-                precondition(status == 0, "lb_file_burst failed (errno \(errno))")
-                return Int(callouts)
-            }
+            if peer == .runLoopKit { return onFreshThread { runLoopKitBurst(path: path, writes: writes) } }
+            var callouts: Int64 = 0
+            let status = lb_file_burst(path, Int32(writes), burstWindow, &callouts)
+            precondition(status == 0, "lb_file_burst failed (errno \(errno))")
+            return Int(callouts)
         }
-    }
-
-    /// What the writer and the handler share: when the last write started (monotonic ns),
-    /// how many writes the handler saw, and the latencies it recorded.
-    private final class Exchange: Sendable {
-        let sentAt = Atomic<Int64>(0)
-        let handled = Atomic<Int>(0)
-        let latencies = Mutex<[Double]>([])
     }
 
     private static func runLoopKitLatencies(path: String, count: Int) -> [Double] {
         let loop = EVRunLoop.current
-        let exchange = Exchange()
-        exchange.latencies.withLock { $0.reserveCapacity(count) }
+        let probe = WakeProbe(samples: count, gap: gap)
         let source = try! EVSource(watching: path, for: .modified) { source in
-            let now = lb_monotonic_ns()
-            let index = exchange.handled.load(ordering: .relaxed)
-            guard index < count else { return }
-            let latency = Double(now - exchange.sentAt.load(ordering: .acquiring))
-            exchange.latencies.withLock { $0.append(latency) }
-            exchange.handled.store(index + 1, ordering: .releasing)
-            if index + 1 == count { source.invalidate() }
+            if probe.handle() { source.invalidate() }
         }
         loop.add(source, forMode: .default)
         let descriptor = openForAppend(path)
-        let writer = Thread {
-            var byte = UInt8(ascii: "x")
-            for index in 0..<count {
-                while exchange.handled.load(ordering: .acquiring) < index { sched_yield() }
-                Thread.sleep(forTimeInterval: gap)
-                exchange.sentAt.store(lb_monotonic_ns(), ordering: .releasing)
-                precondition(write(descriptor, &byte, 1) == 1, "loop-bench files: write failed (errno \(errno))")
-            }
-        }
-        writer.start()
+        probe.startSender { append(descriptor) }
         let result = loop.run(mode: .default, for: .seconds(60))
-        precondition(result == .finished, "loop-bench files: \(exchange.handled.load(ordering: .relaxed)) of \(count) writes seen (\(result))")
+        precondition(result == .finished, "loop-bench files: \(probe.handled.load(ordering: .relaxed)) of \(count) writes seen (\(result))")
+        probe.joinSender()
         close(descriptor)
-        return exchange.latencies.withLock { $0 }
+        return probe.latencies.map(Double.init)
     }
 
     private static func runLoopKitBurst(path: String, writes: Int) -> Int {
@@ -155,14 +116,10 @@ enum FileChanges {
         loop.add(source, forMode: .default)
         let descriptor = openForAppend(path)
         let written = DispatchSemaphore(value: 0)
-        let writer = Thread {
-            var byte = UInt8(ascii: "x")
-            for _ in 0..<writes {
-                precondition(write(descriptor, &byte, 1) == 1, "loop-bench files: write failed (errno \(errno))")
-            }
+        Thread {
+            for _ in 0..<writes { append(descriptor) }
             written.signal()
-        }
-        writer.start()
+        }.start()
         loop.run(mode: .default, for: .seconds(burstWindow))
         source.invalidate()
         written.wait()
@@ -174,6 +131,12 @@ enum FileChanges {
         let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
         precondition(descriptor >= 0, "loop-bench files: open \(path) failed (errno \(errno))")
         return descriptor
+    }
+
+    /// Appends one byte to `descriptor`.
+    private static func append(_ descriptor: Int32) {
+        var byte = UInt8(ascii: "x")
+        precondition(write(descriptor, &byte, 1) == 1, "loop-bench files: write failed (errno \(errno))")
     }
 
     /// Runs `body` with the path of an empty file in a new temporary directory, removed after.
