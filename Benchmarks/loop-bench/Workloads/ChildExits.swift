@@ -34,9 +34,6 @@ enum ChildExits {
         .timerSequence: "a timer sequence watches no process",
     ]
 
-    /// The peers measured, each in child processes of its own.
-    static let measured: [Peer] = [.runLoopKit, .libev, .foundation]
-
     /// Foundation's leak check: 1,000 children at ~50 ms each (10,000 would take 8 minutes).
     static let foundationLeakCount = 1_000
 
@@ -44,110 +41,72 @@ enum ChildExits {
     static let subprocessKey = "subprocess"
 
     static func measure(_ plan: Plan) -> [Row] {
-        let pairs = Pairs.run(name, plan: plan,
-                              arguments: ["latency", String(plan.childSamples)])
-        var medians: [Peer: [Double]] = [:]
-        var p99s: [Peer: [Double]] = [:]
+        let pairs = Pairs.run(name, plan: plan, arguments: ["latency", String(plan.childSamples)])
+        var latencies: [Peer: [Double]] = [:]
         if plan.peers.contains(.foundation) {
-            let figures = childFigures(Peer.foundation.key, "latency", plan.childSamples)
-            medians[.foundation] = [figures[0]]
-            p99s[.foundation] = [figures[1]]
+            latencies[.foundation] = ChildRuns.figures(name, [Peer.foundation.key, "latency", String(plan.childSamples)], expected: 2)
         }
-        var subprocess: [[Double]] = []
-        if plan.peers.contains(.taskSleep) {
-            for _ in 0..<plan.pairs {
-                subprocess.append(childFigures(subprocessKey, "latency", plan.childSamples))
-            }
-        }
-        var zombies: [Peer: [Double]] = [:]
-        var descriptors: [Peer: [Double]] = [:]
-        for peer in measured where plan.peers.contains(peer) {
+        let subprocess = plan.peers.contains(.taskSleep)
+            ? (0..<plan.pairs).map { _ in ChildRuns.figures(name, [subprocessKey, "latency", String(plan.childSamples)], expected: 2) }
+            : []
+        var leaks: [Peer: [Double]] = [:]
+        for peer in [Peer.runLoopKit, .libev, .foundation] where plan.peers.contains(peer) {
             let count = peer == .foundation ? min(plan.childLeakCount, foundationLeakCount) : plan.childLeakCount
-            let figures = childFigures(peer.key, "leak", count)
-            zombies[peer] = [figures[0]]
-            descriptors[peer] = [figures[1]]
+            leaks[peer] = ChildRuns.figures(name, [peer.key, "leak", String(count)], expected: 2)
         }
         let n = "\(plan.childSamples.grouped) sequential /bin/true"
-        var medianRow = Row.make(name, "spawn → exit handler latency median, \(n)", unit: "µs",
-                                 values: medians, unavailable: unavailable)
-            .paired(pairs, figure: 0)
-        let p99Row = Row.make(name, "spawn → exit handler latency p99, \(n)", unit: "µs",
-                              values: p99s, unavailable: unavailable)
-            .paired(pairs, figure: 1)
-        let subprocessMedianRow = subprocessRow("median", n, subprocess.map { $0[0] }, beside: medianRow)
-        let subprocessP99Row = subprocessRow("p99", n, subprocess.map { $0[1] }, beside: p99Row)
-        medianRow.goal = "≤ 1.5× libev, < Foundation, < swift-subprocess"
-        if let libevRatio = medianRow.ratio(to: .libev), let foundationRatio = medianRow.ratio(to: .foundation),
-           let subprocessRatio = subprocessMedianRow.ratio(to: .taskSleep) {
-            medianRow.goalMet = libevRatio <= 1.5 && foundationRatio < 1 && subprocessRatio < 1
+        var rows = ["median", "p99"].enumerated().flatMap { figure, statistic in
+            let row = Row.make(name, "spawn → exit handler latency \(statistic), \(n)", unit: "µs",
+                               values: latencies.mapValues { [$0[figure]] }, unavailable: unavailable)
+                .paired(pairs, figure: figure)
+            return [row, subprocessRow(statistic, n, subprocess.map { $0[figure] }, beside: row)]
+        }
+        rows[0].goal = "≤ 1.5× libev, < Foundation, < swift-subprocess"
+        if let libevRatio = rows[0].ratio(to: .libev), let foundationRatio = rows[0].ratio(to: .foundation),
+           let subprocessRatio = rows[1].ratio(to: .taskSleep) {
+            rows[0].goalMet = libevRatio <= 1.5 && foundationRatio < 1 && subprocessRatio < 1
         }
         let m = "after \(plan.childLeakCount.grouped) children"
             + (plan.childLeakCount > foundationLeakCount ? " (Foundation: \(foundationLeakCount.grouped))" : "")
-        var zombieRow = Row.make(name, "children left unreaped \(m)", unit: "zombies", values: zombies,
-                                 unavailable: unavailable)
-        zombieRow.goal = "0"
-        zombieRow.goalMet = zombieRow.cells[.runLoopKit]?.summary.map { $0.median == 0 }
-        var descriptorRow = Row.make(name, "descriptors left open \(m)", unit: "fds", values: descriptors,
-                                     unavailable: unavailable)
-        descriptorRow.goal = "0"
-        descriptorRow.goalMet = descriptorRow.cells[.runLoopKit]?.summary.map { $0.median == 0 }
-        return [medianRow, p99Row, subprocessMedianRow, subprocessP99Row, zombieRow, descriptorRow]
+        let leakRows = [("children left unreaped \(m)", "zombies"), ("descriptors left open \(m)", "fds")].enumerated().map { figure, metric in
+            var row = Row.make(name, metric.0, unit: metric.1, goal: "0", values: leaks.mapValues { [$0[figure]] },
+                               unavailable: unavailable)
+            row.goalMet = row.cells[.runLoopKit]?.summary.map { $0.median == 0 }
+            return row
+        }
+        return [rows[0], rows[2], rows[1], rows[3]] + leakRows
     }
 
     /// swift-subprocess's row for `statistic` (median or p99): its figures (one per run) in
     /// the Task.sleep column, beside RunLoopKit's cell of `row`, so that the row shows
     /// RunLoopKit ÷ swift-subprocess.
     private static func subprocessRow(_ statistic: String, _ n: String, _ values: [Double], beside row: Row) -> Row {
-        var others = Dictionary(uniqueKeysWithValues: Peer.others.map {
-            ($0, "swift-subprocess's own row: its figure is in the Task.sleep column")
-        })
-        others[.taskSleep] = nil
+        var others = ChildRuns.runLoopKitOnly("swift-subprocess's own row: its figure is in the Task.sleep column")
+        others[.taskSleep] = values.isEmpty ? "left out by --peers (task)" : nil
         var subprocessRow = Row.make(
             name, "swift-subprocess 1.0.2 (Task.sleep column): run(.path(\"/bin/true\"), output: .discarded) "
                 + "call → return latency \(statistic), \(n)",
             unit: "µs", values: values.isEmpty ? [:] : [.taskSleep: values], unavailable: others)
-        if values.isEmpty { subprocessRow.cells[.taskSleep] = .unavailable(reason: "left out by --peers (task)") }
         subprocessRow.cells[.runLoopKit] = row.cells[.runLoopKit]
         return subprocessRow
     }
 
-    /// What one child process of the peer `key` (a ``Peer`` key or ``subprocessKey``) printed
-    /// for `what` (`latency` or `leak`) over `count` children.
-    private static func childFigures(_ key: String, _ what: String, _ count: Int) -> [Double] {
-        let output = Children.run(name) { _ in [key, what, String(count)] }[0]
-        let figures = output.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
-        guard figures.count == 2 else {
-            fatalError("loop-bench: a \(name) child for \(key) printed \(output.debugDescription)")
-        }
-        return figures
-    }
-
-    /// A child: `[peer key, "latency" or "leak", count]`. Latency: a short untimed run
-    /// first (it warms the process), then prints the median and p99 (µs). Leak: after one
-    /// child (which creates what a peer keeps for good, such as libev's default loop), prints
-    /// the zombies and the extra descriptors left after `count` more. swift-subprocess
-    /// (``subprocessKey``) measures latency only.
+    /// A child: `[peer key or ``subprocessKey``, "latency" or "leak", count]`. Latency: the
+    /// median and p99 (µs) of `count` children. Leak: after one child (which creates what a
+    /// peer keeps for good, such as libev's default loop), prints the zombies and the extra
+    /// descriptors left after `count` more. swift-subprocess measures latency only.
     static func child(_ arguments: [String]) {
-        if arguments.count == 3, arguments[0] == subprocessKey, arguments[1] == "latency", let count = Int(arguments[2]) {
-            _ = subprocess(count: 20)
-            let summary = Summary(subprocess(count: count))
-            Pairs.report([summary.median / 1e3, summary.percentile(99) / 1e3])
-            return
-        }
-        guard arguments.count == 3, let peer = Peer(key: arguments[0]), let count = Int(arguments[2]),
-              ["latency", "leak"].contains(arguments[1]) else {
+        let peer = arguments.first.flatMap { Peer(key: $0) }
+        guard arguments.count == 3, peer != nil || arguments[0] == subprocessKey, let count = Int(arguments[2]),
+              arguments[1] == "latency" || (arguments[1] == "leak" && peer != nil) else {
             fatalError("loop-bench children child: expected a peer (or subprocess), latency or leak, and a count, got \(arguments)")
         }
-        if arguments[1] == "latency" {
-            _ = latencies(peer, count: 20)
-            let summary = Summary(latencies(peer, count: count))
-            Pairs.report([summary.median / 1e3, summary.percentile(99) / 1e3])
-        } else {
-            _ = latencies(peer, count: 1)
-            let before = openDescriptors()
-            _ = latencies(peer, count: count)
-            Pairs.report([Double(reapLeftovers()), Double(openDescriptors() - before)])
-        }
+        guard let peer else { return ChildRuns.reportLatencies(count: count) { subprocess(count: $0) } }
+        if arguments[1] == "latency" { return ChildRuns.reportLatencies(count: count) { latencies(peer, count: $0) } }
+        _ = latencies(peer, count: 1)
+        let before = openDescriptors()
+        _ = latencies(peer, count: count)
+        Pairs.report([Double(reapLeftovers()), Double(openDescriptors() - before)])
     }
 
     /// `count` children, one after another, on `peer`: spawn → handler latency of each (ns).
@@ -175,9 +134,7 @@ enum ChildExits {
     private static func runLoopKit(count: Int) -> [Double] {
         let loop = EVRunLoop.current
         let stamp = Stamp()
-        var latencies: [Double] = []
-        latencies.reserveCapacity(count)
-        for _ in 0..<count {
+        return (0..<count).map { _ in
             let start = lb_monotonic_ns()
             let pid = spawnTrue()
             let source = try! EVSource(childProcess: pid) { source in
@@ -187,25 +144,22 @@ enum ChildExits {
             loop.add(source, forMode: .default)
             let result = loop.run(mode: .default, for: .seconds(30), returnAfterSourceHandled: true)
             precondition(result == .handledSource, "loop-bench children: the exit was not seen (\(result))")
-            latencies.append(Double(stamp.nanos.load(ordering: .relaxed) - start))
+            return Double(stamp.nanos.load(ordering: .relaxed) - start)
         }
-        return latencies
     }
 
     private static func foundation(count: Int) -> [Double] {
         let executable = URL(fileURLWithPath: "/bin/true")
-        var latencies: [Double] = []
-        latencies.reserveCapacity(count)
-        for _ in 0..<count {
+        return (0..<count).map { _ in
             let process = Process()
             process.executableURL = executable
             let start = lb_monotonic_ns()
             do { try process.run() } catch { fatalError("loop-bench children: Process.run: \(error)") }
             process.waitUntilExit()
-            latencies.append(Double(lb_monotonic_ns() - start))
+            let latency = Double(lb_monotonic_ns() - start)
             precondition(process.terminationStatus == 0, "loop-bench children: /bin/true exited \(process.terminationStatus)")
+            return latency
         }
-        return latencies
     }
 
     /// `count` swift-subprocess runs of `/bin/true`, awaited one after another: call → return
