@@ -14,9 +14,7 @@ enum Observing {
     static let count = 1_000
     static let kinds: [TimerRun.Observing] = [.nothing, .metrics, .trace, .stallWatch]
 
-    static let others: [Peer: String] = Dictionary(uniqueKeysWithValues: Peer.allCases
-        .filter { $0 != .runLoopKit }
-        .map { ($0, "metrics, traces and stall reports are RunLoopKit's own") })
+    static let others = ChildRuns.runLoopKitOnly("metrics, traces and stall reports are RunLoopKit's own")
 
     static func label(_ kind: TimerRun.Observing) -> String {
         switch kind {
@@ -27,6 +25,15 @@ enum Observing {
         }
     }
 
+    /// Each kind's ratio to no recording: its name in the metric, and its goal (and bound).
+    /// The watchdog publishes through atomics and never signals the loop: with one 100 ms
+    /// timer, the loop wakes 10 times a second with it as without.
+    static let ratios: [(kind: TimerRun.Observing, name: String, goal: String?, bound: Double?)] = [
+        (.metrics, "metrics on ÷ off", "≤ 1.15× off", 1.15),
+        (.trace, "a trace set ÷ none", "≤ 2× none", 2),
+        (.stallWatch, "stall reports on ÷ off", nil, nil),
+    ]
+
     static func measure(_ plan: Plan) -> [Row] {
         guard plan.peers.contains(.runLoopKit) else { return [] }
         var cpu: [TimerRun.Observing: [Double]] = [:]
@@ -35,11 +42,7 @@ enum Observing {
             if plan.pinsPairs { _ = lb_pin_to_cpu(Int32(group)) }
             defer { if plan.pinsPairs { lb_unpin() } }
             for kind in kinds {
-                let output = Children.run(name) { _ in [String(kind.rawValue), String(count), String(plan.throughputSeconds)] }[0]
-                let figures = output.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
-                guard figures.count == 2 else {
-                    fatalError("loop-bench: an observing child printed \(output.debugDescription)")
-                }
+                let figures = ChildRuns.figures(name, [String(kind.rawValue), String(count), String(plan.throughputSeconds)], expected: 2)
                 cpu[kind, default: []].append(figures[0])
                 wakes[kind, default: []].append(figures[1])
             }
@@ -48,15 +51,10 @@ enum Observing {
             Row.make(name, "CPU per fire, N = \(count.grouped), \(label(kind))", unit: "ns",
                      values: [.runLoopKit: cpu[kind]!], unavailable: others)
         }
-        let off = cpu[.nothing]!
-        rows.append(ratioRow("CPU per fire, metrics on ÷ off, N = \(count.grouped) (interleaved)",
-                             zip(cpu[.metrics]!, off).map { $0 / $1 }, goal: "≤ 1.15× off", bound: 1.15))
-        rows.append(ratioRow("CPU per fire, a trace set ÷ none, N = \(count.grouped) (interleaved)",
-                             zip(cpu[.trace]!, off).map { $0 / $1 }, goal: "≤ 2× none", bound: 2))
-        // The watchdog publishes through atomics and never signals the loop: with one 100 ms
-        // timer, the loop wakes 10 times a second with it as without.
-        rows.append(ratioRow("CPU per fire, stall reports on ÷ off, N = \(count.grouped) (interleaved)",
-                             zip(cpu[.stallWatch]!, off).map { $0 / $1 }, goal: nil, bound: nil))
+        rows += ratios.map { ratio in
+            ratioRow("CPU per fire, \(ratio.name), N = \(count.grouped) (interleaved)",
+                     zip(cpu[ratio.kind]!, cpu[.nothing]!).map { $0 / $1 }, goal: ratio.goal, bound: ratio.bound)
+        }
         for kind in [TimerRun.Observing.nothing, .stallWatch] {
             rows.append(Row.make(name, "loop wakes per second, one 100 ms repeating timer, \(label(kind))", unit: "wakes/s",
                                  values: [.runLoopKit: wakes[kind]!], unavailable: others))
@@ -64,8 +62,7 @@ enum Observing {
         rows.append(ratioRow("loop wakes per second, one 100 ms repeating timer, stall reports on ÷ off (interleaved)",
                              zip(wakes[.stallWatch]!, wakes[.nothing]!).map { $0 / $1 },
                              goal: "no extra wake of the loop (≤ 1.01×)", bound: 1.01))
-        rows += instructionRows(plan)
-        return rows
+        return rows + instructionRows(plan)
     }
 
     static func ratioRow(_ metric: String, _ ratios: [Double], goal: String?, bound: Double?) -> Row {
@@ -81,22 +78,19 @@ enum Observing {
             FileHandle.standardError.write(Data("loop-bench: observing instructions \(unavailable)\n".utf8))
             return []
         }
-        let counts = kinds.map { kind in
-            callgrind.instructionsPerOperation(
+        var counts: [TimerRun.Observing: Double] = [:]
+        for kind in kinds {
+            counts[kind] = callgrind.instructionsPerOperation(
                 in: "measuredFire", probe: "fire-observed",
                 [String(timers), String(plan.instructionFireMilliseconds), String(kind.rawValue)], peer: .runLoopKit)
         }
-        var rows = zip(kinds, counts).map { kind, instructions in
+        return kinds.map { kind in
             Row.make(name, "instructions per fire, N = \(timers.grouped), \(label(kind)) (under valgrind)",
-                     unit: "instructions", values: [.runLoopKit: [instructions]], unavailable: others)
+                     unit: "instructions", values: [.runLoopKit: [counts[kind]!]], unavailable: others)
+        } + ratios.map { ratio in
+            ratioRow("instructions per fire, \(ratio.name), N = \(timers.grouped)", [counts[ratio.kind]! / counts[.nothing]!],
+                     goal: ratio.goal, bound: ratio.bound)
         }
-        rows.append(ratioRow("instructions per fire, metrics on ÷ off, N = \(timers.grouped)", [counts[1] / counts[0]],
-                             goal: "≤ 1.15× off", bound: 1.15))
-        rows.append(ratioRow("instructions per fire, a trace set ÷ none, N = \(timers.grouped)", [counts[2] / counts[0]],
-                             goal: "≤ 2× none", bound: 2))
-        rows.append(ratioRow("instructions per fire, stall reports on ÷ off, N = \(timers.grouped)", [counts[3] / counts[0]],
-                             goal: nil, bound: nil))
-        return rows
     }
 
     /// A child: `[kind, timer count, seconds]`; after an untimed run (at most 0.2 s) that
