@@ -33,63 +33,49 @@ import Synchronization
 enum GLibBothWays {
     static let name = "glib"
 
-    /// How the main thread's loop is set up while another thread posts to it.
+    /// How the main thread's loop is set up (here and in ``GLibIterationCost``).
     enum Variant: String, CaseIterable {
+        /// GLib alone: `g_main_loop_run` with no RunLoopKit (the other thread posts with
+        /// `g_idle_add`).
+        case glib
+        /// `EVRunLoop.main.host(nil, in: [.default])`, then `EVRunLoop.main.run`.
+        case hosted
         /// `EVRunLoop.main.attach(to: nil)`, then `g_main_loop_run`.
         case attached
         /// A `g_timeout_add(10)` that runs `EVRunLoop.main` for a zero timeout, then `g_main_loop_run`.
         case tickler
         /// A `g_idle_add` that runs `EVRunLoop.main` for a zero timeout and stays armed.
         case idle
-        /// GLib alone: `g_main_loop_run` with no RunLoopKit (the other thread posts with
-        /// `g_idle_add`).
-        case glib
-        /// `EVRunLoop.main.host(nil, in: [.default])`, then `EVRunLoop.main.run`.
-        case hosted
 
         var label: String {
             switch self {
+            case .glib: "GLib alone (reference)"
+            case .hosted: "GLib hosted in EVRunLoop.main.run()"
             case .attached: "RunLoopKit attached to GLib"
             case .tickler: "10 ms polling tickler"
             case .idle: "g_idle_add re-armed by hand"
-            case .glib: "GLib alone (reference)"
-            case .hosted: "GLib hosted in EVRunLoop.main.run()"
+            }
+        }
+
+        /// The label naming the loop that runs.
+        var runLabel: String {
+            switch self {
+            case .glib: "\(label): g_main_loop_run"
+            case .attached: "\(label)'s g_main_loop_run"
+            default: label
             }
         }
     }
 
-    static let unavailable: [Peer: String] = Dictionary(uniqueKeysWithValues: Peer.others.map {
-        ($0, "GLib's loop with RunLoopKit in it, or in RunLoopKit's: each variant's figure is in the RunLoopKit column, GLib's own in a row of its own")
-    })
+    static let unavailable = ChildRuns.runLoopKitOnly(
+        "GLib's loop with RunLoopKit in it, or in RunLoopKit's: each variant's figure is in the RunLoopKit column, GLib's own in a row of its own")
 
     static func measure(_ plan: Plan) -> [Row] {
         guard plan.peers.contains(.runLoopKit) else { return [] }
-        var rows: [Row] = []
-        rows += latencyRows(plan)
-        rows += idleRows(plan)
-        rows += timeoutRows(plan)
-        rows += timerRows(plan)
-        return rows
+        return latencyRows(plan) + idleRows(plan) + timeoutRows(plan) + timerRows(plan)
     }
 
     // MARK: Rows
-
-    /// Runs `arguments` in one child per repetition and key (interleaved) and returns each
-    /// key's printed figures per repetition. A key is a variant, or a variant and what it posts.
-    private static func interleaved<Key: Hashable>(_ plan: Plan, _ keys: [Key], _ arguments: (Key) -> [String]) -> [Key: [[Double]]] {
-        var figures: [Key: [[Double]]] = [:]
-        for _ in 0..<plan.repetitions {
-            for key in keys {
-                let output = Children.run(name) { _ in arguments(key) }[0]
-                let values = output.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
-                guard !values.isEmpty else {
-                    fatalError("loop-bench: a \(name) child for \(key) printed \(output.debugDescription)")
-                }
-                figures[key, default: []].append(values)
-            }
-        }
-        return figures
-    }
 
     /// A latency measurement: under which variant, and what the other thread posts.
     private struct Post: Hashable {
@@ -105,6 +91,11 @@ enum GLibBothWays {
 
     private static func median(_ values: [Double]) -> Double { Summary(values).median }
 
+    /// Interleaved children, one per key and repetition: each key's figures per repetition.
+    private static func interleaved<Key: Hashable>(_ plan: Plan, _ keys: [Key], _ arguments: (Key) -> [String]) -> [Key: [[Double]]] {
+        ChildRuns.interleaved(name, repetitions: plan.repetitions, keys, arguments)
+    }
+
     private static func latencyRows(_ plan: Plan) -> [Row] {
         let samples = plan.glibSamples
         // The goals compare to GLib alone, so every post kind is interleaved with it: the
@@ -114,41 +105,33 @@ enum GLibBothWays {
         let figures = interleaved(plan, posts) {
             ["latency", $0.variant.rawValue, $0.actor ? "actor" : "queue", String(samples)]
         }
-        let queue = Dictionary(uniqueKeysWithValues: posts.filter { !$0.actor }.map { ($0.variant, figures[$0]!) })
-        let actor = [Variant.attached: figures[Post(variant: .attached, actor: true)]!]
         let n = "\(samples.grouped) posts from another thread, 1–2 ms apart, under g_main_loop_run"
-        let reference = queue[.glib]!.map { $0[0] }
-        let referenceMedian = median(reference)
-        var rows: [Row] = []
-        rows.append(row("GLib alone (reference): g_idle_add → callback latency median, \(n)", unit: "µs", reference))
-        rows.append(row("GLib alone (reference): g_idle_add → callback latency p99, \(n)", unit: "µs", queue[.glib]!.map { $0[1] }))
-        // Judged on the median of the repetitions' ratios, each to GLib's figure of the same
-        // repetition.
-        func goalRow(_ metric: String, _ values: [Double]) -> Row {
-            var result = row(metric, unit: "µs", values)
-            let ratio = median(zip(values, reference).map { $0 / $1 })
-            result.goal = "≤ 1.5× GLib's own g_idle_add (\(NumberFormat.value(referenceMedian)) µs); "
-                + "median ratio per repetition \(NumberFormat.value(ratio))×"
-            result.goalMet = ratio <= 1.5
-            return result
-        }
-        rows.append(goalRow("DispatchQueue.main.async → block latency median, \(Variant.attached.label), \(n)", queue[.attached]!.map { $0[0] }))
-        rows.append(row("DispatchQueue.main.async → block latency p99, \(Variant.attached.label), \(n)", unit: "µs", queue[.attached]!.map { $0[1] }))
-        rows.append(goalRow("@MainActor task → body latency median, \(Variant.attached.label), \(n)", actor[.attached]!.map { $0[0] }))
-        rows.append(row("@MainActor task → body latency p99, \(Variant.attached.label), \(n)", unit: "µs", actor[.attached]!.map { $0[1] }))
-        for variant in [Variant.tickler, .idle] {
-            rows.append(row("DispatchQueue.main.async → block latency median, \(variant.label), \(n)", unit: "µs", queue[variant]!.map { $0[0] }))
-            rows.append(row("DispatchQueue.main.async → block latency p99, \(variant.label), \(n)", unit: "µs", queue[variant]!.map { $0[1] }))
+        let reference = figures[posts[0]]!.map { $0[0] }
+        var rows = [row("GLib alone (reference): g_idle_add → callback latency median, \(n)", unit: "µs", reference),
+                    row("GLib alone (reference): g_idle_add → callback latency p99, \(n)", unit: "µs", figures[posts[0]]!.map { $0[1] })]
+        for post in posts.dropFirst() {
+            let what = post.actor ? "@MainActor task → body" : "DispatchQueue.main.async → block"
+            let values = figures[post]!
+            var medianRow = row("\(what) latency median, \(post.variant.label), \(n)", unit: "µs", values.map { $0[0] })
+            if post.variant == .attached {
+                // Judged on the median of the repetitions' ratios, each to GLib's figure of
+                // the same repetition.
+                let ratio = median(zip(values, reference).map { $0[0] / $1 })
+                medianRow.goal = "≤ 1.5× GLib's own g_idle_add (\(NumberFormat.value(median(reference))) µs); "
+                    + "median ratio per repetition \(NumberFormat.value(ratio))×"
+                medianRow.goalMet = ratio <= 1.5
+            }
+            rows += [medianRow, row("\(what) latency p99, \(post.variant.label), \(n)", unit: "µs", values.map { $0[1] })]
         }
         return rows
     }
 
     private static func idleRows(_ plan: Plan) -> [Row] {
         let seconds = plan.glibSeconds
-        let figures = interleaved(plan, [Variant.glib, .attached, .hosted, .tickler, .idle]) { ["idle", $0.rawValue, String(seconds)] }
+        let variants = [Variant.glib, .attached, .hosted, .tickler, .idle]
+        let figures = interleaved(plan, variants) { ["idle", $0.rawValue, String(seconds)] }
         let window = "nothing due, \(NumberFormat.value(seconds)) s window"
-        var rows: [Row] = []
-        for variant in [Variant.glib, .attached, .hosted, .tickler, .idle] {
+        return variants.flatMap { variant in
             var wakes = row("idle wakes/s (voluntary switches beyond the window's one wait), \(variant.label), \(window)",
                             unit: "wakes/s", figures[variant]!.map { $0[0] })
             var cpu = row("idle CPU, \(variant.label), \(window)", unit: "%", figures[variant]!.map { $0[1] })
@@ -158,9 +141,8 @@ enum GLibBothWays {
                 cpu.goal = "~0 % (< 0.1 %)"
                 cpu.goalMet = cpu.cells[.runLoopKit]?.summary.map { $0.median < 0.1 }
             }
-            rows += [wakes, cpu]
+            return [wakes, cpu]
         }
-        return rows
     }
 
     private static func timeoutRows(_ plan: Plan) -> [Row] {
@@ -168,26 +150,25 @@ enum GLibBothWays {
         let figures = interleaved(plan, [Variant.glib, .hosted]) { ["timeout", $0.rawValue, String(fires)] }
         let n = "g_timeout_add(10) callback lateness past its ready time, \(fires.grouped) fires"
         let referenceMedian = median(figures[.glib]!.map { $0[0] })
-        var rows: [Row] = []
-        rows.append(row("\(n) median, GLib alone (reference): g_main_loop_run", unit: "µs", figures[.glib]!.map { $0[0] }))
-        rows.append(row("\(n) p99, GLib alone (reference): g_main_loop_run", unit: "µs", figures[.glib]!.map { $0[1] }))
-        var hosted = row("\(n) median, \(Variant.hosted.label)", unit: "µs", figures[.hosted]!.map { $0[0] })
-        hosted.goal = "≤ 1.2× GLib's own (\(NumberFormat.value(referenceMedian)) µs)"
-        hosted.goalMet = median(figures[.hosted]!.map { $0[0] }) <= 1.2 * referenceMedian
-        rows.append(hosted)
-        rows.append(row("\(n) p99, \(Variant.hosted.label)", unit: "µs", figures[.hosted]!.map { $0[1] }))
-        return rows
+        return [Variant.glib, .hosted].flatMap { variant in
+            var medianRow = row("\(n) median, \(variant.runLabel)", unit: "µs", figures[variant]!.map { $0[0] })
+            if variant == .hosted {
+                medianRow.goal = "≤ 1.2× GLib's own (\(NumberFormat.value(referenceMedian)) µs)"
+                medianRow.goalMet = median(figures[.hosted]!.map { $0[0] }) <= 1.2 * referenceMedian
+            }
+            return [medianRow, row("\(n) p99, \(variant.runLabel)", unit: "µs", figures[variant]!.map { $0[1] })]
+        }
     }
 
     private static func timerRows(_ plan: Plan) -> [Row] {
         let seconds = plan.glibSeconds
-        let figures = interleaved(plan, [Variant.attached]) { ["timers", $0.rawValue, String(seconds)] }
+        let figures = interleaved(plan, [Variant.attached]) { ["timers", $0.rawValue, String(seconds)] }[.attached]!
         let n = "1,000 RunLoopKit timers (0.2 s, tolerance 0.1 s, random phases), \(Variant.attached.label), g_main_loop_run"
-        var wakes = row("wakes/s, \(n)", unit: "wakes/s", figures[.attached]!.map { $0[0] })
+        var wakes = row("wakes/s, \(n)", unit: "wakes/s", figures.map { $0[0] })
         wakes.goal = "≤ 11 wakes/s"
         wakes.goalMet = wakes.cells[.runLoopKit]?.summary.map { $0.max <= 11 }
-        let cpu = row("CPU, \(n)", unit: "%", figures[.attached]!.map { $0[1] })
-        let fires = row("fires/s (5,000 asked), \(n)", unit: "fires/s", figures[.attached]!.map { $0[2] }, better: .higher)
+        let cpu = row("CPU, \(n)", unit: "%", figures.map { $0[1] })
+        let fires = row("fires/s (5,000 asked), \(n)", unit: "fires/s", figures.map { $0[2] }, better: .higher)
         return [wakes, cpu, fires]
     }
 
@@ -200,30 +181,22 @@ enum GLibBothWays {
         guard arguments.count >= 3, let variant = Variant(rawValue: arguments[1]) else {
             fatalError("loop-bench glib child: expected a scenario, a variant and its parameters, got \(arguments)")
         }
-        switch (arguments[0], arguments.count) {
-        case ("latency", 4):
-            guard let samples = Int(arguments[3]), ["queue", "actor"].contains(arguments[2]) else { break }
-            let latencies = latency(variant, actor: arguments[2] == "actor", samples: samples)
+        let number = Double(arguments[arguments.count - 1])
+        switch (arguments[0], arguments.count, number) {
+        case ("latency", 4, let samples?) where ["queue", "actor"].contains(arguments[2]):
+            let latencies = latency(variant, actor: arguments[2] == "actor", samples: Int(samples))
             let summary = Summary(latencies.map { Double($0) / 1e3 })
             Pairs.report([summary.median, summary.percentile(99)])
-            return
-        case ("idle", 3):
-            guard let seconds = Double(arguments[2]) else { break }
+        case ("idle", 3, let seconds?):
             Pairs.report(idle(variant, seconds: seconds))
-            return
-        case ("timeout", 3):
-            guard let fires = Int(arguments[2]) else { break }
-            let summary = Summary(timeoutLateness(variant, fires: fires))
+        case ("timeout", 3, let fires?):
+            let summary = Summary(timeoutLateness(variant, fires: Int(fires)))
             Pairs.report([summary.median, summary.percentile(99)])
-            return
-        case ("timers", 3):
-            guard let seconds = Double(arguments[2]) else { break }
+        case ("timers", 3, let seconds?):
             Pairs.report(timers(seconds: seconds))
-            return
         default:
-            break
+            fatalError("loop-bench glib child: cannot run \(arguments)")
         }
-        fatalError("loop-bench glib child: cannot run \(arguments)")
     }
 
     /// What the posted blocks recorded: the latency of each (ns), and a semaphore the
@@ -239,19 +212,6 @@ enum GLibBothWays {
         }
     }
 
-    /// One `g_idle_add` callback from the sender thread: the post's start and the sink.
-    private final class IdlePost: Sendable {
-        let start: Int64
-        let sink: Sink
-        init(start: Int64, sink: Sink) { self.start = start; self.sink = sink }
-        /// Records the post's latency and releases it (`g_idle_add`'s callback, once).
-        static let sourceFunc: GSourceFunc = { data in
-            let post = Unmanaged<IdlePost>.fromOpaque(data!).takeRetainedValue()
-            post.sink.record(since: post.start)
-            return 0
-        }
-    }
-
     /// The main thread's GLib loop, for callbacks to quit it (its address).
     private final class MainLoop: Sendable {
         let address: Int
@@ -263,15 +223,20 @@ enum GLibBothWays {
 
     /// A GLib callback as a Swift closure, passed as the callback's user data (retained by
     /// the caller while GLib may call it).
-    private final class Callback {
+    final class Callback {
         let body: () -> Bool
         init(_ body: @escaping () -> Bool) { self.body = body }
         var userData: gpointer { Unmanaged.passUnretained(self).toOpaque() }
         /// User data that keeps the callback alive for good (a one-shot source's, in a child
-        /// process that ends soon after).
+        /// process that ends soon after), or until ``onceFunc`` runs it.
         var retainedUserData: gpointer { Unmanaged.passRetained(self).toOpaque() }
         static let sourceFunc: GSourceFunc = { data in
             Unmanaged<Callback>.fromOpaque(data!).takeUnretainedValue().body() ? 1 : 0
+        }
+        /// Runs the callback once and releases it (its user data: ``retainedUserData``).
+        static let onceFunc: GSourceFunc = { data in
+            _ = Unmanaged<Callback>.fromOpaque(data!).takeRetainedValue().body()
+            return 0
         }
     }
 
@@ -314,13 +279,17 @@ enum GLibBothWays {
         precondition(variant != .hosted, "loop-bench glib: latency is measured under g_main_loop_run")
         let sink = Sink()
         withMainLoop(variant) { quit in
-            let sender = Thread {
+            Thread {
                 var random = SeededRandom(seed: 26)
                 for index in 0..<(samples + 20) {
                     usleep(UInt32.random(in: 1_000...2_000, using: &random))
                     let start = lb_monotonic_ns()
                     if variant == .glib {
-                        g_idle_add(IdlePost.sourceFunc, Unmanaged.passRetained(IdlePost(start: start, sink: sink)).toOpaque())
+                        let post = Callback {
+                            sink.record(since: start)
+                            return false
+                        }
+                        g_idle_add(Callback.onceFunc, post.retainedUserData)
                     } else if actor {
                         Task { @MainActor in sink.record(since: start) }
                     } else {
@@ -331,35 +300,45 @@ enum GLibBothWays {
                     if index == 19 { sink.latencies.withLock { $0.removeAll() } }
                 }
                 quit()  // g_main_loop_quit: any thread
-            }
-            sender.start()
+            }.start()
         }
         return sink.latencies.withLock { $0 }
+    }
+
+    /// Runs `body` on the main loop of `variant` after `settle` seconds, in a window of
+    /// `seconds` (a `ProcessWindow`), and returns what `end` makes of the window.
+    private static func window<Figures>(_ variant: Variant, settle: UInt32, seconds: Double,
+                                        start: @escaping () -> Void = {},
+                                        end: @escaping ((cpuNanos: Int64, wallNanos: Int64, voluntarySwitches: Int64)) -> Figures) -> Figures {
+        var window: ProcessWindow?
+        var figures: Figures?
+        withMainLoop(variant) { quit in
+            let stop = Callback {
+                figures = end(window!.end())
+                quit()
+                return false
+            }
+            let begin = Callback {
+                start()
+                window = ProcessWindow()
+                g_timeout_add(UInt32(seconds * 1_000), Callback.sourceFunc, stop.retainedUserData)
+                return false
+            }
+            g_timeout_add(settle, Callback.sourceFunc, begin.retainedUserData)
+        }
+        guard let figures else { fatalError("loop-bench glib: the \(variant) window did not end") }
+        return figures
     }
 
     /// Runs `variant` with nothing due for `seconds` after a 0.2 s settling run: wakes/s beyond
     /// the window's one wait, CPU %.
     private static func idle(_ variant: Variant, seconds: Double) -> [Double] {
-        var window: ProcessWindow?
-        var figures: (cpuNanos: Int64, wallNanos: Int64, voluntarySwitches: Int64)?
-        withMainLoop(variant) { quit in
-            let end = Callback {
-                figures = window!.end()
-                quit()
-                return false
-            }
-            let start = Callback {
-                window = ProcessWindow()
-                g_timeout_add(UInt32(seconds * 1_000), Callback.sourceFunc, end.retainedUserData)
-                return false
-            }
-            g_timeout_add(200, Callback.sourceFunc, start.retainedUserData)
+        window(variant, settle: 200, seconds: seconds) { figures in
+            let wall = Double(figures.wallNanos) / 1e9
+            // A loop that never waits (the re-armed idle) has no wait to take away: 0, and its
+            // CPU row says why.
+            return [Double(max(figures.voluntarySwitches - 1, 0)) / wall, Double(figures.cpuNanos) / Double(figures.wallNanos) * 100]
         }
-        guard let figures else { fatalError("loop-bench glib: the idle window did not end") }
-        let wall = Double(figures.wallNanos) / 1e9
-        // A loop that never waits (the re-armed idle) has no wait to take away: 0, and its
-        // CPU row says why.
-        return [Double(max(figures.voluntarySwitches - 1, 0)) / wall, Double(figures.cpuNanos) / Double(figures.wallNanos) * 100]
     }
 
     /// A `g_timeout_add(10)` callback's lateness past its ready time (µs), `fires` times
@@ -394,25 +373,12 @@ enum GLibBothWays {
                     interval: 0.2, repeats: true, tolerance: 0.1) { _ in }
         }
         for timer in timers { EVRunLoop.main.add(timer, forMode: .default) }
-        var window: ProcessWindow?
         var fires0 = 0
-        var figures: [Double] = []
-        withMainLoop(.attached) { quit in
-            let end = Callback {
-                let (cpu, wall, switches) = window!.end()
-                let fires = EVRunLoop.main.statistics.timerFires - fires0
-                let seconds = Double(wall) / 1e9
-                figures = [Double(switches - 1) / seconds, Double(cpu) / Double(wall) * 100, Double(fires) / seconds]
-                quit()
-                return false
-            }
-            let start = Callback {
-                fires0 = EVRunLoop.main.statistics.timerFires
-                window = ProcessWindow()
-                g_timeout_add(UInt32(seconds * 1_000), Callback.sourceFunc, end.retainedUserData)
-                return false
-            }
-            g_timeout_add(1_000, Callback.sourceFunc, start.retainedUserData)
+        let figures = window(.attached, settle: 1_000, seconds: seconds, start: { fires0 = EVRunLoop.main.statistics.timerFires }) {
+            let (cpu, wall, switches) = $0
+            let fires = EVRunLoop.main.statistics.timerFires - fires0
+            let seconds = Double(wall) / 1e9
+            return [Double(switches - 1) / seconds, Double(cpu) / Double(wall) * 100, Double(fires) / seconds]
         }
         for timer in timers { timer.invalidate() }
         return figures
