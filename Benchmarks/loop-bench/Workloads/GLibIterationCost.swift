@@ -18,23 +18,10 @@ import RunLoopKitGLib
 enum GLibIterationCost {
     static let name = "glibcost"
 
-    /// Who runs the iterations.
-    enum Variant: String, CaseIterable {
-        /// GLib alone: `g_main_loop_run`.
-        case glib
-        /// `EVRunLoop.main.host(nil, in: [.default])`, then `EVRunLoop.main.run`.
-        case hosted
-        /// `EVRunLoop.main.attach(to: nil)`, then `g_main_loop_run`.
-        case attached
-
-        var label: String {
-            switch self {
-            case .glib: "GLib alone (reference): g_main_loop_run"
-            case .hosted: "GLib hosted in EVRunLoop.main.run()"
-            case .attached: "RunLoopKit attached to GLib's g_main_loop_run"
-            }
-        }
-    }
+    /// Who runs the iterations: the first three ``GLibBothWays/Variant``s (`--probe
+    /// glib-iteration` takes their index).
+    typealias Variant = GLibBothWays.Variant
+    static let variants: [Variant] = [.glib, .hosted, .attached]
 
     static let watchCounts = [0, 200, 1_000]
     /// The timeout pacing the callgrind runs (ms): under valgrind an iteration beside 1,000
@@ -44,9 +31,8 @@ enum GLibIterationCost {
     /// Iterations before the counted ones.
     static let warmUp = 20
 
-    static let unavailable: [Peer: String] = Dictionary(uniqueKeysWithValues: Peer.others.map {
-        ($0, "GLib's loop, hosted in RunLoopKit's or with RunLoopKit in it: each variant's figure is in the RunLoopKit column, GLib's own in a row of its own")
-    })
+    static let unavailable = ChildRuns.runLoopKitOnly(
+        "GLib's loop, hosted in RunLoopKit's or with RunLoopKit in it: each variant's figure is in the RunLoopKit column, GLib's own in a row of its own")
 
     static func measure(_ plan: Plan) -> [Row] {
         guard plan.peers.contains(.runLoopKit) else { return [] }
@@ -61,23 +47,16 @@ enum GLibIterationCost {
     }
 
     private static func cpuRows(_ plan: Plan, watches: Int) -> [Row] {
-        var figures: [Variant: [Double]] = [:]
-        for _ in 0..<plan.repetitions {
-            for variant in Variant.allCases {
-                let output = Children.run(name) { _ in [variant.rawValue, String(watches), String(plan.glibCostIterations)] }[0]
-                guard let value = output.split(whereSeparator: \.isWhitespace).compactMap({ Double($0) }).first else {
-                    fatalError("loop-bench: a \(name) child for \(variant) printed \(output.debugDescription)")
-                }
-                figures[variant, default: []].append(value)
-            }
-        }
+        let figures = ChildRuns.interleaved(name, repetitions: plan.repetitions, variants) {
+            [$0.rawValue, String(watches), String(plan.glibCostIterations)]
+        }.mapValues { $0.map { $0[0] } }
         let n = "CPU per GLib iteration (a 1 ms g_timeout_add), \(watches.grouped) idle descriptor watches, \(plan.glibCostIterations.grouped) iterations"
         let reference = figures[.glib]!
-        var rows = [row("\(n), \(Variant.glib.label)", unit: "µs", reference)]
+        var rows = [row("\(n), \(Variant.glib.runLabel)", unit: "µs", reference)]
         for variant in [Variant.hosted, .attached] {
             let values = figures[variant]!
             let ratios = Summary(zip(values, reference).map { $0 / $1 })
-            var result = row("\(n), \(variant.label)", unit: "µs", values)
+            var result = row("\(n), \(variant.runLabel)", unit: "µs", values)
             result.goal = "≤ \(NumberFormat.value(bound(watches)))× GLib's own (\(NumberFormat.value(Summary(reference).median)) µs); "
                 + "ratio per repetition median \(NumberFormat.value(ratios.median))× (\(NumberFormat.value(ratios.min))–\(NumberFormat.value(ratios.max))×)"
             result.goalMet = ratios.median <= bound(watches)
@@ -96,7 +75,7 @@ enum GLibIterationCost {
         // query registering every descriptor, metadata made once) cancels out.
         let iterations = plan.glibCostInstructionIterations
         var counts: [Variant: Double] = [:]
-        for (index, variant) in Variant.allCases.enumerated() {
+        for (index, variant) in variants.enumerated() {
             let total = [iterations, 2 * iterations].map { counted in
                 callgrind.instructionsPerOperation(
                     in: "measuredGLibRun", probe: "glib-iteration",
@@ -106,9 +85,9 @@ enum GLibIterationCost {
             counts[variant] = (total[1] - total[0]) / Double(iterations)
         }
         let n = "user-space instructions per GLib iteration (callgrind, a \(instructionPacing) ms g_timeout_add; runs of \((2 * iterations).grouped) less \(iterations.grouped) iterations), \(watches.grouped) idle descriptor watches"
-        var rows = [row("\(n), \(Variant.glib.label)", unit: "instructions", [counts[.glib]!])]
+        var rows = [row("\(n), \(Variant.glib.runLabel)", unit: "instructions", [counts[.glib]!])]
         for variant in [Variant.hosted, .attached] {
-            var result = row("\(n), \(variant.label)", unit: "instructions", [counts[variant]!])
+            var result = row("\(n), \(variant.runLabel)", unit: "instructions", [counts[variant]!])
             // No goal: GLib's poll() of every descriptor runs in the kernel, which callgrind
             // does not count; the CPU rows hold the goal.
             let ratio = counts[variant]! / counts[.glib]!
@@ -122,7 +101,7 @@ enum GLibIterationCost {
 
     /// A child: `[variant, watches, iterations]`; prints the main thread's CPU µs per iteration.
     static func child(_ arguments: [String]) {
-        guard arguments.count == 3, let variant = Variant(rawValue: arguments[0]),
+        guard arguments.count == 3, let variant = Variant(rawValue: arguments[0]), variants.contains(variant),
               let watches = Int(arguments[1]), let iterations = Int(arguments[2])
         else { fatalError("loop-bench \(name) child: expected a variant, watches and iterations, got \(arguments)") }
         let (cpu, _) = run(variant, watches: watches, iterations: iterations)
@@ -130,8 +109,8 @@ enum GLibIterationCost {
     }
 
     /// `iterations` counted GLib iterations (after ``warmUp``) on the main thread beside
-    /// `watches` idle watches, paced by a `g_timeout_add(milliseconds)`: the thread's CPU µs per counted iteration, and every
-    /// iteration the run made (the callgrind probe's operations).
+    /// `watches` idle watches, paced by a `g_timeout_add(milliseconds)`: the thread's CPU µs
+    /// per counted iteration, and every iteration the run made (the callgrind probe's operations).
     static func run(_ variant: Variant, watches: Int, iterations: Int, milliseconds: UInt32 = 1) -> (cpuMicroseconds: Double, iterations: Int) {
         DescriptorSources.raiseDescriptorLimit(to: watches + 1_000)
         var descriptors: [Int32] = []
@@ -146,7 +125,7 @@ enum GLibIterationCost {
         let total = warmUp + iterations
         var ticks = 0
         var started = 0.0
-        let state = Tick { () -> Bool in
+        let tick = GLibBothWays.Callback {
             ticks += 1
             if ticks == warmUp { started = threadCPUSeconds() }
             guard ticks < total else {
@@ -155,14 +134,13 @@ enum GLibIterationCost {
             }
             return true
         }
-        g_timeout_add(milliseconds, { data in Unmanaged<Tick>.fromOpaque(data!).takeUnretainedValue().body() ? 1 : 0 },
-                      Unmanaged.passUnretained(state).toOpaque())
+        g_timeout_add(milliseconds, GLibBothWays.Callback.sourceFunc, tick.userData)
         var host: EVGLibHost?
         var attachment: EVGLibAttachment?
         switch variant {
-        case .glib: break
         case .hosted: host = EVRunLoop.main.host(nil, in: [.default])
         case .attached: attachment = EVRunLoop.main.attach(to: nil)
+        default: break
         }
         measuredGLibRun(variant == .hosted ? nil : mainLoop)
         let elapsed = threadCPUSeconds() - started
@@ -171,14 +149,8 @@ enum GLibIterationCost {
         for id in sourceIDs { g_source_remove(id) }
         for fd in descriptors { close(fd) }
         g_main_loop_unref(mainLoop)
-        withExtendedLifetime(state) {}
+        withExtendedLifetime(tick) {}
         return (elapsed / Double(iterations) * 1e6, ticks)
-    }
-
-    /// A GLib callback's body, passed as its user data.
-    private final class Tick {
-        let body: () -> Bool
-        init(_ body: @escaping () -> Bool) { self.body = body }
     }
 
     private static func threadCPUSeconds() -> Double {
