@@ -51,61 +51,43 @@ enum ExecutorJobs {
     ]
 
     static func measure(_ plan: Plan) -> [Row] {
-        var medians: [Peer: [Double]] = [:]
-        var p99s: [Peer: [Double]] = [:]
-        var cpu: [Peer: [Double]] = [:]
-        var actorMedians: [Peer: [Double]] = [:]
-        var actorCPU: [Peer: [Double]] = [:]
-        var taskMedians: [Peer: [Double]] = [:]
-        var taskCPU: [Peer: [Double]] = [:]
-        var closureAllocations: [Peer: [Double]] = [:]
-        var actorAllocations: [Peer: [Double]] = [:]
-        var taskAllocations: [Peer: [Double]] = [:]
         let counted = max(plan.jobBurst / 10, 1)
+        let kinds = [
+            (closureUnavailable, closureLatencies(_:samples:), closureBurst(_:jobs:countingAllocations:)),
+            (actorUnavailable, actorLatencies(_:samples:), actorBurst(_:jobs:countingAllocations:)),
+            (taskUnavailable, taskLatencies(_:samples:), taskBurst(_:jobs:countingAllocations:)),
+        ]
+        // Per kind (closure, actor, task): latency median and p99 (µs), CPU (ns) and
+        // allocations per job, each per peer.
+        var figures = Array(repeating: Array(repeating: [Peer: [Double]](), count: 4), count: kinds.count)
         for _ in 0..<plan.repetitions {
-            for peer in plan.peers where closureUnavailable[peer] == nil {
-                let latency = Summary(closureLatencies(peer, samples: plan.wakeSamples))
-                medians[peer, default: []].append(latency.median / 1e3)
-                p99s[peer, default: []].append(latency.percentile(99) / 1e3)
-                cpu[peer, default: []].append(closureBurst(peer, jobs: plan.jobBurst).cpuPerJob)
-                closureAllocations[peer, default: []].append(closureBurst(peer, jobs: counted, countingAllocations: true).allocationsPerJob)
-            }
-            for peer in plan.peers where [.runLoopKit, .nio].contains(peer) {
-                let latency = Summary(actorLatencies(peer, samples: plan.wakeSamples))
-                actorMedians[peer, default: []].append(latency.median / 1e3)
-                actorCPU[peer, default: []].append(actorBurst(peer, jobs: plan.jobBurst).cpuPerJob)
-                actorAllocations[peer, default: []].append(actorBurst(peer, jobs: counted, countingAllocations: true).allocationsPerJob)
-            }
-            for peer in plan.peers where [.runLoopKit, .dispatch, .taskSleep].contains(peer) {
-                let latency = Summary(taskLatencies(peer, samples: plan.wakeSamples))
-                taskMedians[peer, default: []].append(latency.median / 1e3)
-                taskCPU[peer, default: []].append(taskBurst(peer, jobs: plan.jobBurst).cpuPerJob)
-                taskAllocations[peer, default: []].append(taskBurst(peer, jobs: counted, countingAllocations: true).allocationsPerJob)
+            for (kind, (unavailable, latencies, burst)) in kinds.enumerated() {
+                for peer in plan.peers where unavailable[peer] == nil {
+                    let latency = Summary(latencies(peer, plan.wakeSamples))
+                    let values = [latency.median / 1e3, latency.percentile(99) / 1e3,
+                                  burst(peer, plan.jobBurst, false).cpuPerJob, burst(peer, counted, true).allocationsPerJob]
+                    for (figure, value) in values.enumerated() { figures[kind][figure][peer, default: []].append(value) }
+                }
             }
         }
-        var medianRow = Row.make(name, "closure from another thread → runs, latency median", unit: "µs",
-                                 goal: "< 20 µs", values: medians, unavailable: closureUnavailable)
+        func row(_ kind: Int, _ figure: Int, _ metric: String) -> Row {
+            Row.make(name, metric, unit: ["µs", "µs", "ns", "allocations"][figure], values: figures[kind][figure],
+                     unavailable: kinds[kind].0)
+        }
+        var medianRow = row(0, 0, "closure from another thread → runs, latency median")
+        medianRow.goal = "< 20 µs"
         medianRow.goalMet = medianRow.cells[.runLoopKit]?.summary.map { $0.median < 20 }
         return pairedRows(plan) + [
             medianRow,
-            Row.make(name, "closure from another thread → runs, latency p99", unit: "µs", values: p99s,
-                     unavailable: closureUnavailable),
-            Row.make(name, "CPU per closure job, \(plan.jobBurst.grouped) sent back to back", unit: "ns", values: cpu,
-                     unavailable: closureUnavailable),
-            Row.make(name, "allocations per closure job (RunLoopKit: performed block), \(counted.grouped) sent back to back, the closure made once",
-                     unit: "allocations", values: closureAllocations, unavailable: closureUnavailable),
-            Row.make(name, "actor call on the loop's SerialExecutor from a pool task, latency median", unit: "µs",
-                     values: actorMedians, unavailable: actorUnavailable),
-            Row.make(name, "CPU per actor call on the loop's SerialExecutor, \(plan.jobBurst.grouped) awaited in a row (a hop there and back each)",
-                     unit: "ns", values: actorCPU, unavailable: actorUnavailable),
-            Row.make(name, "allocations per actor call on the loop's SerialExecutor, \(counted.grouped) awaited in a row",
-                     unit: "allocations", values: actorAllocations, unavailable: actorUnavailable),
-            Row.make(name, "task started from another thread → first line runs, latency median (RunLoopKit: Task(executorPreference: loop); Dispatch: Task(executorPreference:) on a serial queue's TaskExecutor; Task.sleep column: Task.detached)",
-                     unit: "µs", values: taskMedians, unavailable: taskUnavailable),
-            Row.make(name, "CPU per task started from another thread, \(plan.jobBurst.grouped) started back to back",
-                     unit: "ns", values: taskCPU, unavailable: taskUnavailable),
-            Row.make(name, "allocations per task started from another thread, \(counted.grouped) started back to back (the runtime's task included)",
-                     unit: "allocations", values: taskAllocations, unavailable: taskUnavailable),
+            row(0, 1, "closure from another thread → runs, latency p99"),
+            row(0, 2, "CPU per closure job, \(plan.jobBurst.grouped) sent back to back"),
+            row(0, 3, "allocations per closure job (RunLoopKit: performed block), \(counted.grouped) sent back to back, the closure made once"),
+            row(1, 0, "actor call on the loop's SerialExecutor from a pool task, latency median"),
+            row(1, 2, "CPU per actor call on the loop's SerialExecutor, \(plan.jobBurst.grouped) awaited in a row (a hop there and back each)"),
+            row(1, 3, "allocations per actor call on the loop's SerialExecutor, \(counted.grouped) awaited in a row"),
+            row(2, 0, "task started from another thread → first line runs, latency median (RunLoopKit: Task(executorPreference: loop); Dispatch: Task(executorPreference:) on a serial queue's TaskExecutor; Task.sleep column: Task.detached)"),
+            row(2, 2, "CPU per task started from another thread, \(plan.jobBurst.grouped) started back to back"),
+            row(2, 3, "allocations per task started from another thread, \(counted.grouped) started back to back (the runtime's task included)"),
         ]
     }
 
@@ -128,11 +110,13 @@ enum ExecutorJobs {
             }
         }
 
+        var isLatency: Bool { self == .closureLatency || self == .taskLatency }
+
         /// Whether PROFILING.md ("Cross-thread work") shows the floor that allows 1.25×: a
         /// wake through libev's eventfd and epoll where the peer's is a futex (the latency
         /// rows); the runtime's task creation and job run, equal in instructions to
         /// `Task.detached`'s (CPU per task).
-        var hasFloor: Bool { self == .closureLatency || self == .taskLatency || self == .taskCPU }
+        var hasFloor: Bool { isLatency || self == .taskCPU }
 
         func metric(_ plan: Plan) -> String {
             let n = "\(plan.pairs) interleaved pairs of fresh processes against \(peer.rawValue)"
@@ -145,10 +129,8 @@ enum ExecutorJobs {
             }
         }
 
-        var unit: String { self == .closureLatency || self == .taskLatency ? "µs" : "ns" }
-
-        /// The row's figure, measured once in this process on `peer`: `samples` latencies, or
-        /// a burst of `jobs`.
+        /// The row's figure, measured once in this process on `peer`: the median of
+        /// `samples` latencies (µs), or the CPU per job of a burst of `jobs` (ns).
         func measure(_ peer: Peer, samples: Int, jobs: Int) -> Double {
             switch self {
             case .closureCPU: closureBurst(peer, jobs: jobs).cpuPerJob
@@ -168,14 +150,13 @@ enum ExecutorJobs {
             let others = Dictionary(uniqueKeysWithValues: Peer.others.filter { $0 != kind.peer }.map {
                 ($0, "this row pairs RunLoopKit with \(kind.peer.rawValue) only")
             })
-            var row = Row.make(name, kind.metric(plan), unit: kind.unit, values: [:], unavailable: others)
-                .paired(pairs, figure: 0)
             let limit = kind.hasFloor ? 1.25 : 1.0
-            row.goal = kind.hasFloor
+            let goal = kind.hasFloor
                 ? "≤ 1.0× \(kind.peer.rawValue), or ≤ 1.25× with the floor in PROFILING.md"
                 : "≤ 1.0× \(kind.peer.rawValue)"
-            row.goalMet = row.ratio(to: kind.peer).map { $0 <= limit }
-            return row
+            return Row.make(name, kind.metric(plan), unit: kind.isLatency ? "µs" : "ns", values: [:], unavailable: others)
+                .paired(pairs, figure: 0)
+                .withRatioGoal(goal, to: kind.peer, bound: limit)
         }
     }
 
@@ -189,36 +170,82 @@ enum ExecutorJobs {
         Pairs.report([kind.measure(peer, samples: samples, jobs: jobs)])
     }
 
-    /// Latencies (ns) of closures sent one at a time from another thread.
-    static func closureLatencies(_ peer: Peer, samples: Int) -> [Double] {
+    // MARK: Measurements
+
+    /// How a peer runs a job sent from another thread (`send`), and what stops its loop after.
+    typealias Sender = (send: @Sendable (@escaping @Sendable () -> Void) -> Void, finish: () -> Void)
+
+    /// How `peer` runs a closure sent to it.
+    private static func closureSender(_ peer: Peer) -> Sender {
         switch peer {
-        case .runLoopKit, .foundation:
-            return onFreshThread { CrossThreadWake.latencies(.perform, on: peer, samples: samples) }
+        case .runLoopKit:
+            let loop = LoopThread.startRunning()
+            return ({ job in loop.perform(job) }, { loop.stop() })
+        case .foundation:
+            let loop = LoopThread.startFoundation()
+            let send: @Sendable (@escaping @Sendable () -> Void) -> Void = { job in
+                loop.handle.with { foundation in
+                    foundation.runLoop.perform(inModes: [.default], block: job)
+                    CFRunLoopWakeUp(foundation.cfLoop)
+                }
+            }
+            return (send, { loop.handle.with { CFRunLoopStop($0.cfLoop) }; loop.done.wait() })
         case .dispatch:
             let queue = DispatchQueue(label: "loop-bench.jobs")
-            return probe(samples) { job in queue.async(execute: job) }
+            return ({ job in queue.async(execute: job) }, {})
         case .nio:
             let loop = NIOLoop.loop
-            return probe(samples) { job in loop.execute(job) }
+            return ({ job in loop.execute(job) }, {})
         case .taskSleep:
-            return probe(samples) { job in Task.detached { job() } }
+            return ({ job in Task.detached { job() } }, {})
         default:
             fatalError("loop-bench jobs: \(peer.rawValue) runs no closures")
         }
     }
 
-    /// Sends `samples` jobs with `send` from a sender thread, each noting its latency.
-    private static func probe(_ samples: Int, send: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> [Double] {
+    /// How `peer` starts a task that runs a job: on a running RunLoopKit loop as its task
+    /// executor, on a serial queue's task executor, or detached on the global executor.
+    private static func taskStarter(_ peer: Peer) -> Sender {
+        switch peer {
+        case .runLoopKit:
+            let loop = LoopThread.startRunning()
+            return ({ job in Task(executorPreference: loop) { job() } }, { loop.stop() })
+        case .taskSleep:
+            return ({ job in Task.detached { job() } }, {})
+        case .dispatch:
+            let executor = DispatchTaskExecutor()
+            return ({ job in Task(executorPreference: executor) { job() } }, {})
+        default:
+            fatalError("loop-bench jobs: \(peer.rawValue) starts no tasks")
+        }
+    }
+
+    /// Latencies (ns) of `samples` jobs sent one at a time with `sender` from a sender thread.
+    private static func latencies(_ sender: Sender, samples: Int) -> [Double] {
+        defer { sender.finish() }
         let probe = WakeProbe(samples: samples, gap: gap)
+        let send = sender.send
         probe.startSender { send { _ = probe.handle() } }
         probe.joinSender()
         while probe.handled.load(ordering: .acquiring) < samples { usleep(100) }
         return probe.latencies.map(Double.init)
     }
 
+    /// Latencies (ns) of closures sent one at a time from another thread.
+    static func closureLatencies(_ peer: Peer, samples: Int) -> [Double] {
+        latencies(closureSender(peer), samples: samples)
+    }
+
+    /// Latencies (ns) of tasks started one at a time from a sender thread.
+    static func taskLatencies(_ peer: Peer, samples: Int) -> [Double] {
+        latencies(taskStarter(peer), samples: samples)
+    }
+
     /// CPU ns per job for `jobs` closures sent back to back from this thread, or with
     /// `countingAllocations`, allocations per job.
     static func closureBurst(_ peer: Peer, jobs: Int, countingAllocations: Bool = false) -> Burst {
+        let (send, finish) = closureSender(peer)
+        defer { finish() }
         Quiet.wait()
         let done = DispatchSemaphore(value: 0)
         let ran = AtomicCounter()
@@ -226,39 +253,28 @@ enum ExecutorJobs {
             ran.increment()
             if ran.value == jobs { done.signal() }
         }
-        let send: (@escaping @Sendable () -> Void) -> Void
-        var finish: () -> Void = {}
-        switch peer {
-        case .runLoopKit:
-            let loop = LoopThread.startRunning()
-            send = { job in loop.perform(job) }
-            finish = { loop.stop() }
-        case .foundation:
-            let loop = LoopThread.startFoundation()
-            send = { job in
-                loop.handle.with { foundation in
-                    foundation.runLoop.perform(inModes: [.default], block: job)
-                    CFRunLoopWakeUp(foundation.cfLoop)
+        return burst(jobs: jobs, counting: countingAllocations) {
+            measuredJobsSend(jobs, job, send)
+            done.wait()
+        }
+    }
+
+    /// CPU ns per task for `jobs` tasks started back to back from this thread (or with
+    /// `countingAllocations`, allocations per task).
+    static func taskBurst(_ peer: Peer, jobs: Int, countingAllocations: Bool = false) -> Burst {
+        let (start, finish) = taskStarter(peer)
+        defer { finish() }
+        Quiet.wait()
+        let done = DispatchSemaphore(value: 0)
+        let ran = AtomicCounter()
+        return burst(jobs: jobs, counting: countingAllocations) {
+            for _ in 0..<jobs {
+                start {
+                    if ran.incremented() == jobs { done.signal() }
                 }
             }
-            finish = { loop.handle.with { CFRunLoopStop($0.cfLoop) }; loop.done.wait() }
-        case .dispatch:
-            let queue = DispatchQueue(label: "loop-bench.jobs")
-            send = { job in queue.async(execute: job) }
-        case .nio:
-            let loop = NIOLoop.loop
-            send = { job in loop.execute(job) }
-        case .taskSleep:
-            send = { job in Task.detached { job() } }
-        default:
-            fatalError("loop-bench jobs: \(peer.rawValue) runs no closures")
+            done.wait()
         }
-        let window = BurstWindow(counting: countingAllocations)
-        measuredJobsSend(jobs, job, send)
-        done.wait()
-        let burst = window.end(jobs: jobs)
-        finish()
-        return burst
     }
 
     /// An actor pinned to `peer`'s serial executor, and what stops that executor afterwards.
@@ -294,58 +310,17 @@ enum ExecutorJobs {
         let (actor, finish) = pinnedActor(peer)
         defer { finish() }
         Quiet.wait()
-        let window = BurstWindow(counting: countingAllocations)
         // The results are summed and kept, so that the calls cannot be optimised away.
-        let total = blockingAwait { () -> Int64 in
-            var total: Int64 = 0
-            for _ in 0..<jobs { total &+= await actor.latency(sentAt: 0) }
-            return total
-        }
-        let burst = window.end(jobs: jobs)
-        withExtendedLifetime(total) {}
-        return burst
-    }
-
-    /// Starts a task the way `peer` does: on a running RunLoopKit loop as its task executor,
-    /// or detached on the global executor. Returns the starter and what stops the loop.
-    private static func taskStarter(_ peer: Peer) -> (start: @Sendable (@escaping @Sendable () -> Void) -> Void, finish: () -> Void) {
-        switch peer {
-        case .runLoopKit:
-            let loop = LoopThread.startRunning()
-            return ({ job in Task(executorPreference: loop) { job() } }, { loop.stop() })
-        case .taskSleep:
-            return ({ job in Task.detached { job() } }, {})
-        case .dispatch:
-            let executor = DispatchTaskExecutor()
-            return ({ job in Task(executorPreference: executor) { job() } }, {})
-        default:
-            fatalError("loop-bench jobs: \(peer.rawValue) starts no tasks")
-        }
-    }
-
-    /// Latencies (ns) of tasks started one at a time from a sender thread.
-    static func taskLatencies(_ peer: Peer, samples: Int) -> [Double] {
-        let (start, finish) = taskStarter(peer)
-        defer { finish() }
-        return probe(samples, send: start)
-    }
-
-    /// CPU ns per task for `jobs` tasks started back to back from this thread (or with
-    /// `countingAllocations`, allocations per task).
-    static func taskBurst(_ peer: Peer, jobs: Int, countingAllocations: Bool = false) -> Burst {
-        let (start, finish) = taskStarter(peer)
-        defer { finish() }
-        Quiet.wait()
-        let done = DispatchSemaphore(value: 0)
-        let ran = AtomicCounter()
-        let window = BurstWindow(counting: countingAllocations)
-        for _ in 0..<jobs {
-            start {
-                if ran.incremented() == jobs { done.signal() }
+        var total: Int64 = 0
+        let burst = burst(jobs: jobs, counting: countingAllocations) {
+            total = blockingAwait {
+                var total: Int64 = 0
+                for _ in 0..<jobs { total &+= await actor.latency(sentAt: 0) }
+                return total
             }
         }
-        done.wait()
-        return window.end(jobs: jobs)
+        withExtendedLifetime(total) {}
+        return burst
     }
 
     /// What a burst of jobs cost, per job.
@@ -363,23 +338,16 @@ enum ExecutorJobs {
         }
     }
 
-    /// A burst's window: process CPU, and every thread's allocations when `counting`.
-    struct BurstWindow {
-        let counting: Bool
-        let window: ProcessWindow
-
-        init(counting: Bool) {
-            self.counting = counting
-            if counting { lb_alloc_counting_start() }
-            window = ProcessWindow()
-        }
-
-        func end(jobs: Int) -> Burst {
-            let (cpu, _, switches) = window.end()
-            let allocations = counting ? Double(lb_alloc_counting_stop()) / Double(jobs) : .nan
-            return Burst(cpuPerJob: Double(cpu) / Double(jobs), allocationsPerJob: allocations,
-                         switchesPerJob: Double(switches) / Double(jobs))
-        }
+    /// Runs `body`, a burst of `jobs`, in a window of process CPU, and of every thread's
+    /// allocations when `counting`.
+    private static func burst(jobs: Int, counting: Bool, _ body: () -> Void) -> Burst {
+        if counting { lb_alloc_counting_start() }
+        let window = ProcessWindow()
+        body()
+        let (cpu, _, switches) = window.end()
+        let allocations = counting ? Double(lb_alloc_counting_stop()) / Double(jobs) : .nan
+        return Burst(cpuPerJob: Double(cpu) / Double(jobs), allocationsPerJob: allocations,
+                     switchesPerJob: Double(switches) / Double(jobs))
     }
 }
 
@@ -410,25 +378,19 @@ actor LoopActor {
 
 /// A run loop on a thread of its own, for jobs sent to it from the measuring thread.
 enum LoopThread {
-    /// Starts a thread that runs `body` with its `EVRunLoop`; returns that loop.
-    static func start(_ body: @escaping @Sendable (EVRunLoop) -> Void) -> EVRunLoop {
-        let ready = Handoff<EVRunLoop>()
-        Thread {
-            ready.deliver(EVRunLoop.current)
-            body(EVRunLoop.current)
-        }.start()
-        return ready.wait()
-    }
-
     /// A loop running its default mode (kept alive by a far timer) on a thread of its own,
     /// until `stop()`.
     static func startRunning() -> EVRunLoop {
-        start { loop in
+        let ready = Handoff<EVRunLoop>()
+        Thread {
+            let loop = EVRunLoop.current
             let keepAlive = EVTimer(interval: 3600, repeats: false) { _ in }
             loop.add(keepAlive, forMode: .default)
+            ready.deliver(loop)
             measuredJobsLoop(loop)
             keepAlive.invalidate()
-        }
+        }.start()
+        return ready.wait()
     }
 
     /// A Foundation run loop running on a thread of its own until `CFRunLoopStop`.
