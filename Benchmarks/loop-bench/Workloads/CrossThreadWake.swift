@@ -13,8 +13,9 @@ enum CrossThreadWake {
     static let name = "wake"
     static let gap = 0.0005
 
+    /// What the other thread calls (``Probe``'s wake-latency mode names it).
     enum Call: String, CaseIterable, Sendable {
-        case wakeUp, perform
+        case wakeUp
     }
 
     static let unavailable: [Peer: String] = [
@@ -25,29 +26,22 @@ enum CrossThreadWake {
     ]
 
     static func measure(_ plan: Plan) -> [Row] {
-        var rows: [Row] = []
-        for call in [Call.wakeUp] {
-            var medians: [Peer: [Double]] = [:]
-            var p99s: [Peer: [Double]] = [:]
-            for _ in 0..<plan.repetitions {
-                for peer in plan.peers where unavailable[peer] == nil {
-                    let summary = Summary(onFreshThread { latencies(call, on: peer, samples: plan.wakeSamples) })
-                    medians[peer, default: []].append(summary.median / 1e3)
-                    p99s[peer, default: []].append(summary.percentile(99) / 1e3)
-                }
+        var medians: [Peer: [Double]] = [:]
+        var p99s: [Peer: [Double]] = [:]
+        for _ in 0..<plan.repetitions {
+            for peer in plan.peers where unavailable[peer] == nil {
+                let summary = Summary(onFreshThread { latencies(.wakeUp, on: peer, samples: plan.wakeSamples) })
+                medians[peer, default: []].append(summary.median / 1e3)
+                p99s[peer, default: []].append(summary.percentile(99) / 1e3)
             }
-            let what = call == .wakeUp ? "wakeUp → callout" : "perform → block"
-            var medianRow = Row.make(name, "\(what) latency median", unit: "µs", goal: "< 20 µs",
-                                     values: medians, unavailable: unavailable)
-            medianRow.goalMet = medianRow.cells[.runLoopKit]?.summary.map { $0.median < 20 }
-            rows.append(medianRow)
-            rows.append(Row.make(name, "\(what) latency p99", unit: "µs", values: p99s, unavailable: unavailable))
         }
-        return rows
+        var medianRow = Row.make(name, "wakeUp → callout latency median", unit: "µs", goal: "< 20 µs",
+                                 values: medians, unavailable: unavailable)
+        medianRow.goalMet = medianRow.cells[.runLoopKit]?.summary.map { $0.median < 20 }
+        return [medianRow, Row.make(name, "wakeUp → callout latency p99", unit: "µs", values: p99s, unavailable: unavailable)]
     }
 
-    /// Runs on the loop thread; returns the latencies (ns). `perform` is kept for the job
-    /// workload (``ExecutorJobs``).
+    /// Runs on the loop thread; returns the latencies (ns).
     static func latencies(_ call: Call, on peer: Peer, samples: Int) -> [Double] {
         let probe = WakeProbe(samples: samples, gap: gap)
         switch peer {
@@ -55,18 +49,10 @@ enum CrossThreadWake {
             let loop = EVRunLoop.current
             let keepAlive = EVTimer(interval: 3600, repeats: false) { _ in }
             loop.add(keepAlive, forMode: .default)
-            if call == .wakeUp {
-                loop.add(EVObserver(activities: .afterWaiting) { _, _ in
-                    if probe.handle() { loop.stop() }
-                }, forMode: .default)
-            }
-            probe.startSender { [loop] in
-                if call == .wakeUp {
-                    loop.wakeUp()
-                } else {
-                    loop.perform { if probe.handle() { loop.stop() } }
-                }
-            }
+            loop.add(EVObserver(activities: .afterWaiting) { _, _ in
+                if probe.handle() { loop.stop() }
+            }, forMode: .default)
+            probe.startSender { [loop] in loop.wakeUp() }
             loop.run()
             keepAlive.invalidate()
         case .libev:
@@ -77,29 +63,18 @@ enum CrossThreadWake {
         case .foundation:
             let runLoop = RunLoop.current
             let cfLoop: CFRunLoop = CFRunLoopGetCurrent()!
-            // The sender's handle: the same loop, sent to its thread (RunLoop and CFRunLoop are
-            // not Sendable), each call under Shared's lock.
-            let sender = Shared((runLoop: RunLoop.current, cfLoop: CFRunLoopGetCurrent()!))
+            // The sender's handle: the same loop, sent to its thread (CFRunLoop is not
+            // Sendable), each call under Shared's lock.
+            let sender = Shared(CFRunLoopGetCurrent()!)
             let keepAlive = Timer(fire: Date(timeIntervalSinceNow: 3600), interval: 0, repeats: false) { _ in }
             runLoop.add(keepAlive, forMode: .default)
-            if call == .wakeUp {
-                let observer = CFRunLoopObserverCreateWithHandler(
-                    nil, CFOptionFlags(EVRunLoop.Activity.afterWaiting.rawValue), true, 0
-                ) { _, _ in
-                    if probe.handle() { CFRunLoopStop(cfLoop) }
-                }
-                CFRunLoopAddObserver(cfLoop, observer, kCFRunLoopDefaultMode)
+            let observer = CFRunLoopObserverCreateWithHandler(
+                nil, CFOptionFlags(EVRunLoop.Activity.afterWaiting.rawValue), true, 0
+            ) { _, _ in
+                if probe.handle() { CFRunLoopStop(cfLoop) }
             }
-            probe.startSender {
-                sender.with { loop in
-                    if call == .perform {
-                        loop.runLoop.perform(inModes: [.default]) {
-                            if probe.handle() { sender.with { CFRunLoopStop($0.cfLoop) } }
-                        }
-                    }
-                    CFRunLoopWakeUp(loop.cfLoop)
-                }
-            }
+            CFRunLoopAddObserver(cfLoop, observer, kCFRunLoopDefaultMode)
+            probe.startSender { sender.with { CFRunLoopWakeUp($0) } }
             while probe.handled.load(ordering: .acquiring) < samples {
                 _ = runLoop.run(mode: .default, before: .distantFuture)
             }
