@@ -122,7 +122,7 @@ struct LoopBench: ParsableCommand {
 
         let machine = Machine.current(revision: revision)
         if json {
-            print(JSONReport(machine: machine, plan: plan, quick: quick, rows: rows).encoded())
+            print(JSONReport(machine: machine, quick: quick, repetitions: plan.repetitions, rows: rows).encoded())
         } else {
             print(MarkdownTable.render(rows))
         }
