@@ -35,6 +35,17 @@ enum Children {
         }
     }
 
+    /// Runs one child of `workload` with `arguments` and returns the numbers it printed on
+    /// one line (``Pairs/report(_:)``); stops the benchmark if it printed anything else.
+    static func figures(_ workload: String, _ arguments: [String]) -> [Double] {
+        let output = run(workload) { _ in arguments }[0]
+        let figures = output.split(whereSeparator: \.isWhitespace).map { Double($0) }
+        guard !figures.isEmpty, !figures.contains(nil) else {
+            fatalError("loop-bench: a \(workload) child with \(arguments) printed \(output.debugDescription)")
+        }
+        return figures.map { $0! }
+    }
+
     /// The path of this binary (`/proc/self/exe`).
     static func selfExecutable() -> String {
         var buffer = [CChar](repeating: 0, count: 4096)
