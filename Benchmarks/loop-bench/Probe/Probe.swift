@@ -39,9 +39,8 @@ enum Probe {
         },
         Mode(name: "schedule", usage: "N",
              summary: "create + add N one-shot timers 1-2 s away, invalidate them in random order, twice on one fresh thread (the schedule workload); ns per timer of the second round") { peer, a in
-            let count = Int(a[0])
-            let (add, stop) = ScheduleCost.measureOnce(ScheduleCost.Input(count: count), on: peer)
-            return [("operations", Double(count)), ("add_ns", add), ("invalidate_ns", stop)]
+            let figures = ScheduleCost.measureOnce(ScheduleCost.Input(count: Int(a[0])), on: peer)
+            return [("operations", a[0]), ("add_ns", figures[0]), ("invalidate_ns", figures[1])]
         },
         Mode(name: "addonly", usage: "N R",
              summary: "R rounds of create + add N on one fresh thread, the invalidates uncounted; median ns per create + add of rounds 2...R") { peer, a in
