@@ -56,11 +56,9 @@ struct LoopBench: ParsableCommand {
     var childArgument: [String] = []
 
     func validate() throws {
-        if let names = selectedNames {
-            let unknown = names.filter { name in !Workload.all.contains { $0.name == name } }
-            guard unknown.isEmpty else {
-                throw ValidationError("unknown workload \(unknown.joined(separator: ", ")); choose from \(Workload.all.map(\.name).joined(separator: ", "))")
-            }
+        let names = Workload.all.map(\.name)
+        if let unknown = selectedNames?.filter({ !names.contains($0) }), !unknown.isEmpty {
+            throw ValidationError("unknown workload \(unknown.joined(separator: ", ")); choose from \(names.joined(separator: ", "))")
         }
         if let repetitions, repetitions < 1 { throw ValidationError("--repetitions must be at least 1") }
         if let pairs, pairs < 1 { throw ValidationError("--pairs must be at least 1") }
@@ -70,7 +68,7 @@ struct LoopBench: ParsableCommand {
         if let peers, peers.split(separator: ",").contains(where: { Peer(key: String($0)) == nil }) {
             throw ValidationError("unknown peer in \(peers); choose from \(Peer.keys)")
         }
-        if let probe, let problem = Probe.problem(mode: probe, arguments: probeArguments, peers: probePeers) {
+        if let probe, let problem = Probe.problem(mode: probe, arguments: probeArguments, peers: chosenPeers ?? [.runLoopKit]) {
             throw ValidationError(problem)
         }
         if probe == nil, !probeArguments.isEmpty {
@@ -78,9 +76,9 @@ struct LoopBench: ParsableCommand {
         }
     }
 
-    /// The peer of a probe: `--peers`, or RunLoopKit.
-    private var probePeers: [Peer] {
-        peers.map { $0.split(separator: ",").compactMap { Peer(key: String($0)) } } ?? [.runLoopKit]
+    /// The peers `--peers` names.
+    private var chosenPeers: [Peer]? {
+        peers.map { $0.split(separator: ",").compactMap { Peer(key: String($0)) } }
     }
 
     private var selectedNames: [String]? {
@@ -97,32 +95,31 @@ struct LoopBench: ParsableCommand {
             return
         }
         if let probe {
-            Probe.run(mode: probe, arguments: probeArguments, peer: probePeers[0])
+            Probe.run(mode: probe, arguments: probeArguments, peer: chosenPeers?[0] ?? .runLoopKit)
             return
         }
         var plan = quick ? Plan.quick : Plan.full
         if let repetitions { plan.repetitions = repetitions }
         if let pairs { plan.pairs = pairs }
         if unpinned { plan.pinsPairs = false }
-        if let peers { plan.peers = peers.split(separator: ",").compactMap { Peer(key: String($0)) } }
+        if let chosenPeers { plan.peers = chosenPeers }
         let chosen = selectedNames.map { names in Workload.all.filter { names.contains($0.name) } } ?? Workload.all
 
         let started = Date()
         // The revision is read before measuring: `swift run` (and `make bench`) build
         // right before the run, so the tree at this moment is the one measured.
         let revision = Machine.revision()
-        var rows: [Row] = []
-        for workload in chosen {
+        let rows = chosen.flatMap { workload in
             let begin = Date()
             log("loop-bench: \(workload.name)…")
-            rows += workload.measure(plan)
-            log("loop-bench: \(workload.name) took \(String(format: "%.1f", Date().timeIntervalSince(begin))) s")
+            defer { log("loop-bench: \(workload.name) took \(String(format: "%.1f", Date().timeIntervalSince(begin))) s") }
+            return workload.measure(plan)
         }
         log("loop-bench: done in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
 
         let machine = Machine.current(revision: revision)
         if json {
-            print(JSONReport(machine: machine, plan: plan, quick: quick, rows: rows).encoded())
+            print(JSONReport(machine: machine, quick: quick, repetitions: plan.repetitions, rows: rows).encoded())
         } else {
             print(MarkdownTable.render(rows))
         }

@@ -1,9 +1,7 @@
 import Foundation
 
-/// A small, self-contained SVG chart writer (Foundation only, for number formatting): line
-/// charts, grouped bar charts and horizontal box plots, on linear or log axes.
-///
-/// Kept in one file with no other dependency so that the examples can share it later.
+/// A small SVG chart writer (Foundation only, for number formatting): line charts, grouped
+/// bar charts and horizontal box plots, on linear or log axes.
 struct SVGChart {
     /// A named, coloured list of points (bars: `x` is the group's index).
     struct Series {
@@ -35,22 +33,21 @@ struct SVGChart {
     var logX = false
     var logY = false
     var content: Content
-    var width = 760.0
-    var height = 420.0
+    let width = 760.0, height = 420.0, right = 190.0, top = 40.0, bottom = 55.0
 
     /// A palette of distinguishable colours, by index.
     static func color(_ index: Int) -> String {
         ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"][index % 8]
     }
 
-    private let right = 190.0, top = 40.0, bottom = 55.0
     /// Room for the y labels: the box names when there are boxes (about 7 px a character).
     private var left: Double {
-        if case .boxes(let boxes) = content { return max(90, Double(boxes.map(\.name.count).max() ?? 0) * 7 + 20) }
+        if case .boxes(let boxes) = content { return Swift.max(90, Double(boxes.map(\.name.count).max() ?? 0) * 7 + 20) }
         return 90
     }
     private var plotWidth: Double { width - left - right }
     private var plotHeight: Double { height - top - bottom }
+    private var base: Double { top + plotHeight }
 
     /// The SVG document.
     func render() -> String {
@@ -71,77 +68,78 @@ struct SVGChart {
         return out + "</svg>\n"
     }
 
-    // MARK: Content
-
     private func lines(_ series: [Series]) -> String {
         let points = series.flatMap(\.points)
         let x = Axis(values: points.map(\.x), log: logX, from: left, to: left + plotWidth)
-        let y = Axis(values: points.map(\.y), log: logY, from: top + plotHeight, to: top)
-        var out = x.ticks(vertical: false, chart: self) + y.ticks(vertical: true, chart: self)
+        let y = Axis(values: points.map(\.y), log: logY, from: base, to: top)
+        var out = ticks(x, vertical: false) + ticks(y, vertical: true)
         for (index, s) in series.enumerated() {
             let path = s.points.sorted { $0.x < $1.x }.map { "\(f(x.position($0.x))),\(f(y.position($0.y)))" }
             out += "<polyline fill=\"none\" stroke=\"\(s.color)\" stroke-width=\"2\" points=\"\(path.joined(separator: " "))\"/>\n"
             for p in s.points {
                 out += "<circle cx=\"\(f(x.position(p.x)))\" cy=\"\(f(y.position(p.y)))\" r=\"3\" fill=\"\(s.color)\"/>\n"
             }
-            out += legend(index, s.name, s.color)
+            out += legend(index, s.name, color: s.color)
         }
         return out
     }
 
     private func bars(_ groups: [String], _ series: [Series]) -> String {
-        let values = series.flatMap { $0.points.map(\.y) }
-        let y = Axis(values: values, log: logY, from: top + plotHeight, to: top, includeZero: !logY)
-        var out = y.ticks(vertical: true, chart: self)
-        let slot = plotWidth / Double(max(groups.count, 1))
-        let barWidth = slot * 0.8 / Double(max(series.count, 1))
+        let y = Axis(values: series.flatMap { $0.points.map(\.y) }, log: logY, from: base, to: top, includeZero: !logY)
+        var out = ticks(y, vertical: true)
+        let slot = plotWidth / Double(Swift.max(groups.count, 1))
+        let barWidth = slot * 0.8 / Double(Swift.max(series.count, 1))
         for (g, group) in groups.enumerated() {
-            let cx = left + slot * (Double(g) + 0.5)
-            out += "<text x=\"\(f(cx))\" y=\"\(f(top + plotHeight + 16))\" text-anchor=\"middle\" font-size=\"11\">\(escape(group))</text>\n"
+            out += text(left + slot * (Double(g) + 0.5), base + 16, group, size: 11)
         }
         for (index, s) in series.enumerated() {
             for p in s.points {
                 let x0 = left + slot * (p.x + 0.1) + barWidth * Double(index)
-                let y0 = y.position(p.y)
-                let base = top + plotHeight
-                out += "<rect x=\"\(f(x0))\" y=\"\(f(min(y0, base)))\" width=\"\(f(barWidth * 0.92))\" height=\"\(f(abs(base - y0)))\" fill=\"\(s.color)\"/>\n"
-                out += "<text x=\"\(f(x0 + barWidth * 0.46))\" y=\"\(f(min(y0, base) - 3))\" text-anchor=\"middle\" font-size=\"9\">\(label(p.y))</text>\n"
+                let y0 = Swift.min(y.position(p.y), base)
+                out += "<rect x=\"\(f(x0))\" y=\"\(f(y0))\" width=\"\(f(barWidth * 0.92))\" height=\"\(f(abs(base - y.position(p.y))))\" fill=\"\(s.color)\"/>\n"
+                out += text(x0 + barWidth * 0.46, y0 - 3, label(p.y), size: 9)
             }
-            out += legend(index, s.name, s.color)
+            out += legend(index, s.name, color: s.color)
         }
         return out
     }
 
     private func boxes(_ boxes: [Box]) -> String {
-        let values = boxes.flatMap { [$0.p5, $0.max] }
-        let x = Axis(values: values, log: logX, from: left, to: left + plotWidth)
-        var out = x.ticks(vertical: false, chart: self)
-        let row = plotHeight / Double(max(boxes.count, 1))
+        let x = Axis(values: boxes.flatMap { [$0.p5, $0.max] }, log: logX, from: left, to: left + plotWidth)
+        var out = ticks(x, vertical: false)
+        let row = plotHeight / Double(Swift.max(boxes.count, 1))
         for (index, b) in boxes.enumerated() {
             let cy = top + row * (Double(index) + 0.5)
-            let h = min(row * 0.5, 22)
-            out += "<text x=\"\(f(left - 6))\" y=\"\(f(cy + 4))\" text-anchor=\"end\" font-size=\"11\">\(escape(b.name))</text>\n"
+            let h = Swift.min(row * 0.5, 22)
+            out += text(left - 6, cy + 4, b.name, anchor: "end", size: 11)
             out += "<line x1=\"\(f(x.position(b.p5)))\" y1=\"\(f(cy))\" x2=\"\(f(x.position(b.p95)))\" y2=\"\(f(cy))\" stroke=\"\(b.color)\" stroke-width=\"1.5\"/>\n"
-            out += "<rect x=\"\(f(x.position(b.p25)))\" y=\"\(f(cy - h / 2))\" width=\"\(f(max(x.position(b.p75) - x.position(b.p25), 1)))\" height=\"\(f(h))\" fill=\"\(b.color)\" fill-opacity=\"0.35\" stroke=\"\(b.color)\"/>\n"
+            out += "<rect x=\"\(f(x.position(b.p25)))\" y=\"\(f(cy - h / 2))\" width=\"\(f(Swift.max(x.position(b.p75) - x.position(b.p25), 1)))\" height=\"\(f(h))\" fill=\"\(b.color)\" fill-opacity=\"0.35\" stroke=\"\(b.color)\"/>\n"
             out += "<line x1=\"\(f(x.position(b.p50)))\" y1=\"\(f(cy - h / 2))\" x2=\"\(f(x.position(b.p50)))\" y2=\"\(f(cy + h / 2))\" stroke=\"#000\" stroke-width=\"2\"/>\n"
             out += "<circle cx=\"\(f(x.position(b.max)))\" cy=\"\(f(cy))\" r=\"3.5\" fill=\"none\" stroke=\"\(b.color)\" stroke-width=\"1.5\"/>\n"
         }
-        out += legendText(0, "whiskers p5–p95, box p25–p75")
-        out += legendText(1, "bar: median, ring: max")
-        return out
+        return out + legend(0, "whiskers p5–p95, box p25–p75") + legend(1, "bar: median, ring: max")
     }
 
-    private func legend(_ index: Int, _ name: String, _ color: String) -> String {
+    /// Line `index` of the legend right of the plot: a swatch of `color` and `name`, or
+    /// `name` alone in small type.
+    private func legend(_ index: Int, _ name: String, color: String? = nil) -> String {
         let y = top + 10 + Double(index) * 18
+        guard let color else { return text(left + plotWidth + 12, y, name, anchor: "start", size: 11) }
         return "<rect x=\"\(f(left + plotWidth + 12))\" y=\"\(f(y - 9))\" width=\"12\" height=\"12\" fill=\"\(color)\"/>\n"
-            + "<text x=\"\(f(left + plotWidth + 30))\" y=\"\(f(y + 1))\">\(escape(name))</text>\n"
+            + text(left + plotWidth + 30, y + 1, name, anchor: "start")
     }
 
-    private func legendText(_ index: Int, _ text: String) -> String {
-        "<text x=\"\(f(left + plotWidth + 12))\" y=\"\(f(top + 10 + Double(index) * 18))\" font-size=\"11\">\(escape(text))</text>\n"
+    /// The grid lines and labels of `axis`: horizontal lines for the vertical axis.
+    private func ticks(_ axis: Axis, vertical: Bool) -> String {
+        axis.tickValues.map { value in
+            let p = axis.position(value)
+            return vertical
+                ? "<line x1=\"\(f(left))\" y1=\"\(f(p))\" x2=\"\(f(left + plotWidth))\" y2=\"\(f(p))\" stroke=\"#ddd\"/>\n"
+                    + text(left - 6, p + 4, label(value), anchor: "end")
+                : "<line x1=\"\(f(p))\" y1=\"\(f(top))\" x2=\"\(f(p))\" y2=\"\(f(base))\" stroke=\"#ddd\"/>\n"
+                    + text(p, base + 16, label(value))
+        }.joined()
     }
-
-    // MARK: Axes
 
     /// Maps values to positions between `from` and `to`, on a linear or log10 scale.
     private struct Axis {
@@ -184,36 +182,22 @@ struct SVGChart {
         }
 
         var tickValues: [Double] {
-            if log {
-                return stride(from: log10(low), through: log10(high) + 1e-9, by: 1).map { pow(10, $0.rounded()) }
-            }
+            if log { return stride(from: log10(low), through: log10(high) + 1e-9, by: 1).map { pow(10, $0.rounded()) } }
             let step = Axis.step(high - low)
             return stride(from: low, through: high + step / 1e6, by: step).map { $0 }
         }
-
-        func ticks(vertical: Bool, chart: SVGChart) -> String {
-            var out = ""
-            for value in tickValues {
-                let p = position(value)
-                if vertical {
-                    out += "<line x1=\"\(chart.f(chart.left))\" y1=\"\(chart.f(p))\" x2=\"\(chart.f(chart.left + chart.plotWidth))\" y2=\"\(chart.f(p))\" stroke=\"#ddd\"/>\n"
-                    out += "<text x=\"\(chart.f(chart.left - 6))\" y=\"\(chart.f(p + 4))\" text-anchor=\"end\">\(chart.label(value))</text>\n"
-                } else {
-                    out += "<line x1=\"\(chart.f(p))\" y1=\"\(chart.f(chart.top))\" x2=\"\(chart.f(p))\" y2=\"\(chart.f(chart.top + chart.plotHeight))\" stroke=\"#ddd\"/>\n"
-                    out += "<text x=\"\(chart.f(p))\" y=\"\(chart.f(chart.top + chart.plotHeight + 16))\" text-anchor=\"middle\">\(chart.label(value))</text>\n"
-                }
-            }
-            return out
-        }
     }
 
-    // MARK: Text
+    /// A text element at (`x`, `y`).
+    private func text(_ x: Double, _ y: Double, _ text: String, anchor: String = "middle", size: Int? = nil) -> String {
+        "<text x=\"\(f(x))\" y=\"\(f(y))\" text-anchor=\"\(anchor)\"\(size.map { " font-size=\"\($0)\"" } ?? "")>\(escape(text))</text>\n"
+    }
 
     /// A coordinate with one decimal.
-    fileprivate func f(_ value: Double) -> String { String(format: "%.1f", value) }
+    private func f(_ value: Double) -> String { String(format: "%.1f", value) }
 
     /// A tick or bar label: 1.5k, 20, 0.01.
-    fileprivate func label(_ value: Double) -> String {
+    private func label(_ value: Double) -> String {
         let magnitude = abs(value)
         if magnitude >= 1e6 { return String(format: "%gM", value / 1e6) }
         if magnitude >= 1e4 { return String(format: "%gk", value / 1e3) }

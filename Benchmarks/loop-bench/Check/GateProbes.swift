@@ -22,6 +22,15 @@ enum GateProbes {
         timer.invalidate()
     }
 
+    /// Runs `body` on a fresh thread with the thread's loop, warmed up.
+    private static func onWarmLoop(_ body: @escaping @Sendable (EVRunLoop) -> Double) -> Double {
+        onFreshThread {
+            let loop = EVRunLoop.current
+            warmUp(loop)
+            return body(loop)
+        }
+    }
+
     /// `gate-fire N K`: N repeating timers already due (their first fire within the last
     /// millisecond, then every hour: each fire keeps up with its grid), all fired by one
     /// polling pass, the loop recording K (``TimerRun/Observing``: 0 nothing, 1 metrics,
@@ -32,9 +41,7 @@ enum GateProbes {
     /// timers' instants, and with it how many go to the heap and what its sifts cost (the
     /// row's largest part), followed however long those reads took under the machine's load.
     static func fire(count: Int, observing: Int) -> Double {
-        onFreshThread {
-            let loop = EVRunLoop.current
-            warmUp(loop)
+        onWarmLoop { loop in
             switch TimerRun.Observing(rawValue: observing) ?? .nothing {
             case .nothing, .stallWatch: break
             case .metrics: loop.recordsMetrics = true
@@ -59,8 +66,7 @@ enum GateProbes {
     /// and `measuredInvalidate`), after the warm-up.
     static func schedule(count: Int) -> Double {
         lb_keep_freed_memory()
-        return onFreshThread {
-            warmUp(EVRunLoop.current)
+        return onWarmLoop { _ in
             _ = ScheduleCost.twoRounds(ScheduleCost.Input(count: count), on: .runLoopKit)
             return Double(count)
         }
@@ -68,9 +74,7 @@ enum GateProbes {
 
     /// `gate-pass P`: P polling passes of a loop whose only timer is an hour away.
     static func pass(passes: Int) -> Double {
-        onFreshThread {
-            let loop = EVRunLoop.current
-            warmUp(loop)
+        onWarmLoop { loop in
             let timer = EVTimer(interval: 3_600, repeats: false) { _ in }
             loop.add(timer, forMode: .default)
             loop.run(mode: .default, for: .zero)
@@ -90,9 +94,7 @@ enum GateProbes {
             return ends
         }
         defer { for ends in pipes { close(ends[0]); close(ends[1]) } }
-        return onFreshThread {
-            let loop = EVRunLoop.current
-            warmUp(loop)
+        return onWarmLoop { loop in
             var sources: [EVSource] = []
             sources.reserveCapacity(count)
             measuredGate {
@@ -111,9 +113,7 @@ enum GateProbes {
     /// `gate-perform N`: N blocks performed on the loop from its own thread, and the
     /// polling pass that runs them.
     static func perform(count: Int) -> Double {
-        onFreshThread {
-            let loop = EVRunLoop.current
-            warmUp(loop)
+        onWarmLoop { loop in
             let ran = Tally()
             measuredGate {
                 for _ in 0..<count { loop.perform { ran.bump() } }
@@ -126,9 +126,7 @@ enum GateProbes {
     /// `gate-task N`: N tasks started from the loop's thread with the loop as their
     /// executor preference, and the passes that run them.
     static func task(count: Int) -> Double {
-        onFreshThread {
-            let loop = EVRunLoop.current
-            warmUp(loop)
+        onWarmLoop { loop in
             let ran = Tally()
             measuredGate {
                 for _ in 0..<count { Task(executorPreference: loop) { ran.bump() } }
@@ -141,9 +139,7 @@ enum GateProbes {
     /// `gate-actor N`: N calls awaited in a row on an actor pinned to the loop, from a task
     /// that prefers the loop as its executor, and the passes that run them.
     static func actor(count: Int) -> Double {
-        onFreshThread {
-            let loop = EVRunLoop.current
-            warmUp(loop)
+        onWarmLoop { loop in
             let actor = LoopActor(loop: loop)
             let done = Tally()
             measuredGate {

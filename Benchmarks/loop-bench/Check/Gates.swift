@@ -74,7 +74,7 @@ enum Gates {
             try (String(decoding: data, as: UTF8.self) + "\n").write(toFile: thresholdsPath, atomically: true, encoding: .utf8)
             print("loop-bench: wrote \(thresholdsPath)")
         }
-        let thresholds = try loadThresholds()
+        let thresholds = try JSONDecoder().decode([String: Double].self, from: Data(contentsOf: URL(fileURLWithPath: thresholdsPath)))
         var failures: [String] = []
         for gate in all {
             let count = counts[gate.key]!
@@ -97,15 +97,6 @@ enum Gates {
             for failure in failures { FileHandle.standardError.write(Data("loop-bench --check: FAILED \(failure)\n".utf8)) }
             throw ExitCode.failure
         }
-    }
-
-    /// The thresholds file's counts by row key.
-    static func loadThresholds() throws -> [String: Double] {
-        let data = try Data(contentsOf: URL(fileURLWithPath: thresholdsPath))
-        guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Double] else {
-            throw ValidationError("loop-bench --check: \(thresholdsPath) is not an object of numbers")
-        }
-        return object
     }
 
     private static func format(_ value: Double) -> String { String(format: "%.1f", value) }

@@ -39,29 +39,8 @@ enum Probe {
         },
         Mode(name: "schedule", usage: "N",
              summary: "create + add N one-shot timers 1-2 s away, invalidate them in random order, twice on one fresh thread (the schedule workload); ns per timer of the second round") { peer, a in
-            let count = Int(a[0])
-            let (add, stop) = ScheduleCost.measureOnce(ScheduleCost.Input(count: count), on: peer)
-            return [("operations", Double(count)), ("add_ns", add), ("invalidate_ns", stop)]
-        },
-        Mode(name: "addonly", usage: "N R",
-             summary: "R rounds of create + add N on one fresh thread, the invalidates uncounted; median ns per create + add of rounds 2...R") { peer, a in
-            let (count, rounds) = (Int(a[0]), Swift.max(Int(a[1]), 2))
-            let input = ScheduleCost.Input(count: count)
-            let adds = onFreshThread {
-                ScheduleCost.withRoom(input) { room in
-                    (0..<rounds).map { round in ScheduleCost.run(input, on: peer, in: room, warmUp: round == 0).0 }
-                }
-            }
-            let perAdd = adds.dropFirst().map { Double($0) / Double(count) }
-            return [("operations", Double(count * (rounds - 1))), ("add_ns", Summary(perAdd).median)]
-        },
-        Mode(name: "freshschedule", usage: "N",
-             summary: "an uncounted round of create + add N and invalidate on one thread, then the counted round on a new thread (a new loop, malloc already grown); ns per timer") { peer, a in
-            let count = Int(a[0])
-            let input = ScheduleCost.Input(count: count)
-            _ = onFreshThread { ScheduleCost.withRoom(input) { ScheduleCost.run(input, on: peer, in: $0, warmUp: true) } }
-            let (add, stop) = onFreshThread { ScheduleCost.withRoom(input) { ScheduleCost.run(input, on: peer, in: $0) } }
-            return [("operations", Double(count)), ("add_ns", Double(add) / Double(count)), ("invalidate_ns", Double(stop) / Double(count))]
+            let figures = ScheduleCost.measureOnce(ScheduleCost.Input(count: Int(a[0])), on: peer)
+            return [("operations", a[0]), ("add_ns", figures[0]), ("invalidate_ns", figures[1])]
         },
         Mode(name: "pass", usage: "P",
              summary: "P zero-timeout runs with an observer per activity, on a thread of its own (the pass workload); ns per pass") { peer, a in
@@ -101,34 +80,12 @@ enum Probe {
              peers: [.runLoopKit, .libev, .foundation]) { peer, a in
             latencyFigures(onFreshThread { CrossThreadWake.latencies(.wakeUp, on: peer, samples: Int(a[0])) })
         },
-        Mode(name: "actor-latency", usage: "S",
-             summary: "S actor calls one at a time from a pool task, each 0.5 ms after the previous one returned (the jobs workload's latency; or --peers nio); median and p99 µs from the call to the method's first line",
-             peers: [.runLoopKit, .nio]) { peer, a in
-            latencyFigures(ExecutorJobs.actorLatencies(peer, samples: Int(a[0])))
-        },
-        Mode(name: "task-latency", usage: "S",
-             summary: "S tasks started one at a time from another thread, each 0.5 ms after the previous one ran (the jobs workload's latency; RunLoopKit Task(executorPreference:), or --peers dispatch: the same on a serial queue's TaskExecutor, or task: Task.detached); median and p99 µs to the first line",
-             peers: [.runLoopKit, .dispatch, .taskSleep]) { peer, a in
-            latencyFigures(ExecutorJobs.taskLatencies(peer, samples: Int(a[0])))
-        },
-        Mode(name: "descriptor-latency", usage: "N S",
-             summary: "N idle eventfds plus one active pipe; another thread writes S bytes one at a time, each 0.5 ms after the previous one was read (the descriptors workload's latency; or --peers libev, dispatch, nio); median and p99 µs from the write to the handler",
-             peers: [.runLoopKit, .libev, .dispatch, .nio]) { peer, a in
-            DescriptorSources.raiseDescriptorLimit(to: DescriptorSources.descriptorsNeeded(Int(a[0])))
-            let figures = DescriptorSources.measureOnce(peer, count: Int(a[0]), samples: Int(a[1]), feedSeconds: 0.01)
-            return [("operations", a[1]), ("median_us", figures[1]), ("p99_us", figures[2])]
-        },
         Mode(name: "glib-iteration", usage: "W I V MS",
              summary: "I GLib iterations paced by a g_timeout_add(MS) beside W idle g_unix_fd_add watches, on the main thread: V 0 GLib's own g_main_loop_run, 1 hosted in EVRunLoop.main.run(), 2 RunLoopKit attached (the glibcost workload); CPU µs per iteration",
              peers: [.runLoopKit]) { _, a in
             let variant = GLibIterationCost.Variant.allCases[Int(a[2])]
             let (cpu, iterations) = GLibIterationCost.run(variant, watches: Int(a[0]), iterations: Int(a[1]), milliseconds: UInt32(a[3]))
             return [("operations", Double(iterations)), ("cpu_us_per_iteration", cpu)]
-        },
-        Mode(name: "feed", usage: "S",
-             summary: "one pipe whose handler reads a byte and writes one back, for S seconds (the descriptors workload without idle descriptors); handler calls/s") { peer, a in
-            let figures = DescriptorSources.measureOnce(peer, count: 0, samples: 10, feedSeconds: a[0])
-            return [("calls_per_s", figures[3])]
         },
     ]
 
@@ -182,7 +139,7 @@ enum Probe {
     static func run(mode: String, arguments: [String], peer: Peer) {
         let found = modes.first { $0.name == mode }!
         // As the schedule workload's children (`ScheduleCost.child`): malloc keeps what is freed.
-        if ["schedule", "addonly", "freshschedule"].contains(mode) { lb_keep_freed_memory() }
+        if mode == "schedule" { lb_keep_freed_memory() }
         let figures = found.run(peer, arguments.map { Double($0)! })
         let fields = [("mode", mode), ("peer", peer.key)] + figures.map { name, value in
             (name, value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(format: "%.2f", value))

@@ -54,7 +54,6 @@ enum BenchmarksFile {
         1 means RunLoopKit is lower (for times, costs, wakes, lateness and memory, lower is
         better; for fires/s and calls/s, higher). "Best peer" is the best of the other six on
         that row (none where the figure is not a score, such as lateness within a tolerance).
-        *pending* marks a place kept for a RunLoopKit feature that a later issue brings.
 
 
         """

@@ -16,9 +16,8 @@ enum Charts {
         var charts: [Chart] = []
         let cpu = data.series("cpu-per-fire")
         if !cpu.isEmpty {
-            let series = Peer.allCases.enumerated().compactMap { index, peer -> SVGChart.Series? in
-                guard let points = cpu[peer], !points.isEmpty else { return nil }
-                return SVGChart.Series(name: peer.rawValue, color: SVGChart.color(index), points: points.map { ($0.x, $0.y) })
+            let series = Peer.allCases.enumerated().compactMap { index, peer in
+                cpu[peer].map { SVGChart.Series(name: peer.rawValue, color: SVGChart.color(index), points: $0.map { ($0.x, $0.y) }) }
             }
             let chart = SVGChart(title: "CPU per timer fire against N (1 ms timers)", xLabel: "N timers",
                                  yLabel: "CPU ns per fire (process)", logX: true, logY: true, content: .lines(series))

@@ -41,17 +41,8 @@ struct Machine: Encodable {
     }
 
     private static func git(_ arguments: [String]) -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["git"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
-        return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let (status, output) = try? Children.execute("/usr/bin/env", ["git"] + arguments), status == 0 else { return nil }
+        return output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// The compiler that built this binary, as precise as `#if compiler` can tell.

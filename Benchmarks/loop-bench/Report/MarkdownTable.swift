@@ -26,7 +26,6 @@ enum MarkdownTable {
             let peerCells = Peer.allCases.map { peer -> String in
                 switch row.cells[peer] {
                 case .unavailable(let reason)?: return "n/a [\(note(reason))]"
-                case .pending(let issue)?: return "*pending: \(issue)*"
                 case let cell:
                     var text = NumberFormat.cell(cell)
                     if peer == row.pairedPeer, let pairs = row.pairRatios {

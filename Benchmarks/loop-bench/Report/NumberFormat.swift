@@ -14,16 +14,14 @@ enum NumberFormat {
     }
 
     /// "median ±spread%" (the spread only when the values differ; the range when the
-    /// median is zero).
+    /// median is zero, where a spread relative to it means nothing).
     static func cell(_ cell: Row.Cell?) -> String {
         switch cell {
         case .measured(let summary)?:
             guard summary.values.count > 1, summary.min != summary.max else { return value(summary.median) }
-            // A spread relative to a zero median means nothing: show the range instead.
             if summary.median == 0 { return "0 (\(value(summary.min))–\(value(summary.max)))" }
             return value(summary.median) + " ±\(String(format: "%.0f", summary.spreadPercent))%"
         case .unavailable(let reason)?: return "n/a (\(reason))"
-        case .pending(let issue)?: return "pending: \(issue)"
         case nil: return "–"
         }
     }
@@ -38,5 +36,18 @@ enum NumberFormat {
     static func pairs(_ ratios: Summary) -> String {
         guard ratios.values.count > 1 else { return ratio(ratios.median) }
         return ratio(ratios.median) + " (\(value(ratios.min))–\(value(ratios.max)))"
+    }
+}
+
+extension Int {
+    /// The number with thousands separators: 100,000.
+    var grouped: String {
+        let digits = String(self)
+        var out = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { out.append(",") }
+            out.append(digit)
+        }
+        return out
     }
 }

@@ -29,7 +29,7 @@ final class Callgrind {
         copy = directory.appendingPathComponent("loop-bench").path
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let status = try Callgrind.execute(strip, ["--strip-debug", "-o", copy, Children.selfExecutable()]).status
+            let status = try Children.execute(strip, ["--strip-debug", "-o", copy, Children.selfExecutable()]).status
             guard status == 0 else { throw CocoaError(.executableLoad) }
         } catch {
             unavailable = "skipped: strip --strip-debug of loop-bench failed (\(error))"
@@ -51,7 +51,7 @@ final class Callgrind {
     func count(in function: String, probe mode: String, _ arguments: [String], peer: Peer)
         -> (perOperation: Double, operations: Double, output: String) {
         let output = directory.appendingPathComponent("callgrind.out").path
-        let (status, printed) = try! Callgrind.execute(valgrind, [
+        let (status, printed) = try! Children.execute(valgrind, [
             "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=*\(function)*",
             "--callgrind-out-file=\(output)", copy, "--probe", mode,
         ] + arguments + ["--peers", peer.key])
@@ -121,20 +121,5 @@ final class Callgrind {
     static func find(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
-    /// Runs `executable` with `arguments`; returns its status and standard output (its
-    /// standard error, valgrind's own report, is dropped).
-    private static func execute(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
     }
 }

@@ -35,6 +35,32 @@ enum Children {
         }
     }
 
+    /// Runs one child of `workload` with `arguments` and returns the numbers it printed on
+    /// one line (``Pairs/report(_:)``); stops the benchmark if it printed anything else.
+    static func figures(_ workload: String, _ arguments: [String]) -> [Double] {
+        let output = run(workload) { _ in arguments }[0]
+        let figures = output.split(whereSeparator: \.isWhitespace).map { Double($0) }
+        guard !figures.isEmpty, !figures.contains(nil) else {
+            fatalError("loop-bench: a \(workload) child with \(arguments) printed \(output.debugDescription)")
+        }
+        return figures.map { $0! }
+    }
+
+    /// Runs another program, `executable` with `arguments`; returns its status and standard
+    /// output (its standard error is dropped: valgrind's own report, git's complaints).
+    static func execute(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
+    }
+
     /// The path of this binary (`/proc/self/exe`).
     static func selfExecutable() -> String {
         var buffer = [CChar](repeating: 0, count: 4096)

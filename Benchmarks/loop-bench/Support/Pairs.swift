@@ -2,18 +2,17 @@ import CLibevBench
 
 /// Interleaved pairs for the rows whose goal is a ratio to libev (or to another peer, such
 /// as the jobs rows' best Swift peer): RunLoopKit, libev, RunLoopKit, libev, …, each
-/// measurement a child process of its own (``Children``), so
-/// that each side starts from a fresh heap and a neighbour's burst on the shared machine
-/// hits both sides of a pair alike. The row's ratio is the median of the pairs' ratios.
-/// Both children of a pair run bound to one CPU (pair i on the i-th allowed CPU, so the
-/// pairs take turns on every CPU): neither side is moved between CPUs in the middle of its
-/// window, which empties its caches, and each pair's two sides meet the same CPU's
-/// neighbours (`--unpinned` turns this off; PROFILING.md, "Ratio rows that reproduce").
+/// measurement a child process of its own (``Children``), so that each side starts from a
+/// fresh heap and a neighbour's burst on the shared machine hits both sides of a pair alike.
+/// The row's ratio is the median of the pairs' ratios. Both children of a pair run bound to
+/// one CPU (pair i on the i-th allowed CPU): neither side is moved between CPUs in the middle
+/// of its window, which empties its caches, and each pair's two sides meet the same CPU's
+/// neighbours (`--unpinned` turns this off; PROFILING.md, "How rows are judged").
 ///
 /// A workload that measures so gives its `child` entry point a peer key first, then its
-/// own arguments; the child prints its figures as numbers on one line.
+/// own arguments; the child prints its figures as numbers on one line (``report(_:)``).
 enum Pairs {
-    /// What `count` pairs measured: each side's figures per pair (`figures[pair][index]`).
+    /// What the pairs measured: each side's figures per pair (`runLoopKit[pair][index]`).
     struct Outcome {
         /// The peer RunLoopKit is paired with.
         var other: Peer = .libev
@@ -45,12 +44,8 @@ enum Pairs {
             if plan.pinsPairs { _ = lb_pin_to_cpu(Int32(pair)) }
             defer { if plan.pinsPairs { lb_unpin() } }
             for peer in [Peer.runLoopKit, other] where plan.peers.contains(peer) {
-                let output = Children.run(workload) { _ in [peer.key] + arguments }[0]
-                let figures = output.split(whereSeparator: \.isWhitespace).map { Double($0) }
-                guard !figures.isEmpty, !figures.contains(nil) else {
-                    fatalError("loop-bench: a \(workload) child for \(peer.rawValue) printed \(output.debugDescription)")
-                }
-                if peer == .runLoopKit { outcome.runLoopKit.append(figures.map { $0! }) } else { outcome.others.append(figures.map { $0! }) }
+                let figures = Children.figures(workload, [peer.key] + arguments)
+                if peer == .runLoopKit { outcome.runLoopKit.append(figures) } else { outcome.others.append(figures) }
             }
         }
         return outcome
@@ -61,9 +56,40 @@ enum Pairs {
         peers.filter { $0 != .runLoopKit && $0 != .libev }
     }
 
-    /// Prints a child's figures on one line, for ``run(_:count:peers:arguments:)``.
+    /// A child's arguments: a peer key, then `count` numbers; stops the benchmark on others.
+    static func arguments(_ arguments: [String], of workload: String, numbers count: Int) -> (Peer, [Double]) {
+        let numbers = arguments.dropFirst().compactMap { Double($0) }
+        guard arguments.count == count + 1, numbers.count == count, let peer = Peer(key: arguments[0]) else {
+            fatalError("loop-bench \(workload) child: expected a peer and \(count) numbers, got \(arguments)")
+        }
+        return (peer, numbers)
+    }
+
+    /// Prints a child's figures on one line, for ``run(_:plan:arguments:against:)``.
     static func report(_ figures: [Double]) {
         print(figures.map { String($0) }.joined(separator: " "))
+    }
+
+    /// The largest count every peer is measured at: above it a workload measures only the
+    /// pairs, as the other peers would take minutes per measurement (Foundation needs about
+    /// 2 s for one pass over 100k due timers and 10 s to invalidate them) or their own memory.
+    static let largestForAllPeers = 100_000
+
+    /// The peers a workload measures in this process at `count`: ``others(_:)``, or none
+    /// above ``largestForAllPeers``.
+    static func others(_ peers: [Peer], count: Int) -> [Peer] {
+        count <= largestForAllPeers ? others(peers) : []
+    }
+
+    /// `unavailable` with, above ``largestForAllPeers``, a reason for every peer outside the
+    /// pairs that has none yet.
+    static func unavailable(_ unavailable: [Peer: String] = [:], count: Int) -> [Peer: String] {
+        guard count > largestForAllPeers else { return unavailable }
+        var reasons = unavailable
+        for peer in others(Peer.allCases) where reasons[peer] == nil {
+            reasons[peer] = "only RunLoopKit and libev are measured above N = \(largestForAllPeers.grouped) (the other peers would take minutes per measurement)"
+        }
+        return reasons
     }
 }
 

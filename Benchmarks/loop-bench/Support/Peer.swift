@@ -1,6 +1,6 @@
 /// What every workload is measured on, in table order: the three run loops, then what a
 /// Swift program on Linux uses for timers and events today.
-enum Peer: String, CaseIterable, Codable, Sendable {
+enum Peer: String, CaseIterable, Codable, CodingKeyRepresentable, Sendable {
     /// RunLoopKit's `EVRunLoop`.
     case runLoopKit = "RunLoopKit"
     /// libev driven from C (the `CLibevBench` target).

@@ -6,65 +6,60 @@ struct Plan: Sendable {
     /// Interleaved RunLoopKit/libev pairs on the rows whose goal is a ratio to libev
     /// (``Pairs``): at least 7, fewer only in a quick run.
     var pairs: Int
-    /// Pairs of the schedule workload: three times ``pairs``. Its children take a fraction
-    /// of a second, and at 100k timers its ratios move with the neighbours' use of the shared
-    /// cache (PROFILING.md, "Ratio rows that reproduce"), so more pairs steady the median.
+    /// Pairs of the schedule workload: its children take a fraction of a second, and at 100k
+    /// timers its ratios move with the neighbours' use of the shared cache (PROFILING.md), so
+    /// more pairs steady the median.
     var schedulePairs: Int { pairs * 3 }
     /// Whether both children of a pair run bound to one CPU (``Pairs``; `--unpinned`: no).
     var pinsPairs = true
-    /// Fire throughput: timer counts (above 100k RunLoopKit and libev only: ``PairsOnly``),
+    /// Fire throughput: timer counts (above 100k RunLoopKit and libev only: ``Pairs``),
     /// and the measured window per run (s).
     var throughputCounts: [Int]
     var throughputSeconds: Double
     /// Schedule/invalidate: timer counts (above 100k RunLoopKit and libev only).
     var scheduleCounts: [Int]
     /// Instruction counts (callgrind): timer counts of create + add and invalidate, of the
-    /// fire rows, and the fire probe's window (ms, in valgrind's slowed-down time). Fires
-    /// stop at 10k: at 100k RunLoopKit's count per fire moved 26 % between two runs (how far
-    /// behind the slowed loop falls decides how often it reads the clock).
+    /// fire rows (up to 10k: at 100k the count per fire follows how far behind the slowed
+    /// loop falls), and the fire probe's window (ms, in valgrind's slowed-down time).
     var instructionTimers: [Int]
     var instructionFireTimers: [Int]
     var instructionFireMilliseconds: Int
-    /// Coalescing: the measured window per run (s).
+    /// Coalescing: seconds per run; precision: fires of the 10 ms timer per run; aligned
+    /// phase: the grid (s) and fires per run; cross-thread wake: samples per run; pass
+    /// overhead: passes per run.
     var coalescingSeconds: Double
-    /// Precision: fires of the 10 ms timer per run.
     var precisionFires: Int
-    /// Aligned phase: the grid (s) and fires per run.
     var alignedInterval: Double
     var alignedFires: Int
-    /// Cross-thread wake: samples per run.
     var wakeSamples: Int
-    /// Pass overhead: passes per run.
     var passes: Int
-    /// Memory: timer counts (above 100k RunLoopKit and libev only: ``PairsOnly``).
+    /// Memory: timer counts (above 100k RunLoopKit and libev only: ``Pairs``).
     var memoryCounts: [Int]
-    /// Descriptor sources: idle pipes, latency samples, and the self-feeding window (s).
+    /// Descriptor sources: idle descriptors, latency samples, and the self-feeding window (s).
     var descriptorCounts: [Int]
     var descriptorSamples: Int
     var descriptorFeedSeconds: Double
     /// Jobs: closures (or actor calls) per CPU burst.
     var jobBurst: Int
     /// Machine coalescing: process counts, seconds per run (the window is 1.5 s shorter),
-    /// and repetitions (each run takes all its processes' seconds).
+    /// repetitions (each run takes all its processes' seconds), and the seconds from
+    /// starting the processes to their common start.
     var machineProcesses: [Int]
     var machineSeconds: Double
     var machineRepetitions: Int
-    /// Machine coalescing: seconds from starting the processes to their common start.
     var machineLaunch: Double
-    /// Child exits: sequential `/bin/true` children per latency run, and per leak check (no
-    /// zombie, no descriptor left after them).
+    /// Child exits: sequential `/bin/true` children per latency run, and per leak check.
     var childSamples: Int
     var childLeakCount: Int
-    /// File changes: appends per latency run.
+    /// File changes: appends per latency run; idle sources: callouts per run.
     var fileSamples: Int
-    /// Idle sources: callouts per run.
     var idleCallouts: Int
     /// GLib both ways: posts per latency run, the idle and timer windows (s), and the fires
-    /// of the `g_timeout_add(10)` per lateness run.
+    /// of the `g_timeout_add(10)` per lateness run; GLib iteration cost: iterations per
+    /// child, and per callgrind run.
     var glibSamples: Int
     var glibSeconds: Double
     var glibTimeoutFires: Int
-    /// GLib iteration cost: counted iterations per child, and per callgrind run.
     var glibCostIterations: Int
     var glibCostInstructionIterations: Int
     /// The peers to measure (all unless `--peers` narrows it, e.g. for profiling).
@@ -85,8 +80,7 @@ struct Plan: Sendable {
         glibCostIterations: 1_000, glibCostInstructionIterations: 300)
 
     /// A smoke test: every workload and peer, one repetition, shorter runs, and no
-    /// 100k-timer runs (Foundation needs ~2 s for one pass over 100k due timers and ~10 s to
-    /// invalidate 100k timers).
+    /// 100k-timer runs (Foundation needs seconds for one pass over 100k due timers).
     static let quick = Plan(
         repetitions: 1, pairs: 2, throughputCounts: [10, 1_000, 10_000], throughputSeconds: 0.15,
         scheduleCounts: [10_000],
@@ -99,4 +93,17 @@ struct Plan: Sendable {
         fileSamples: 100, idleCallouts: 100_000,
         glibSamples: 100, glibSeconds: 1, glibTimeoutFires: 50,
         glibCostIterations: 200, glibCostInstructionIterations: 100)
+
+    /// Runs `measure` on each of `peers` in turn, `repetitions` times (the peers interleaved
+    /// in each repetition), and returns each of its `figures` figures' values by peer; a NaN
+    /// figure (one a run could not give) is left out.
+    func repeated(_ peers: [Peer], figures: Int, _ measure: (Peer) -> [Double]) -> [[Peer: [Double]]] {
+        var values = [[Peer: [Double]]](repeating: [:], count: figures)
+        for _ in 0..<repetitions {
+            for peer in peers {
+                for (index, value) in measure(peer).enumerated() where !value.isNaN { values[index][peer, default: []].append(value) }
+            }
+        }
+        return values
+    }
 }

@@ -12,22 +12,21 @@ struct RunStats: Sendable {
     /// working thread went to sleep, which is how wakes are counted for every peer.
     var voluntarySwitches: Int64
 
-    init(fires: Int, cpuNanos: Int64, wallNanos: Int64, voluntarySwitches: Int64) {
-        self.fires = fires
-        self.cpuNanos = cpuNanos
-        self.wallNanos = wallNanos
-        self.voluntarySwitches = voluntarySwitches
-    }
-
-    init(_ c: lb_run_stats) {
-        self.init(fires: Int(c.fires), cpuNanos: c.cpu_ns, wallNanos: c.wall_ns,
-                  voluntarySwitches: c.voluntary_switches)
-    }
-
     var seconds: Double { Double(wallNanos) / 1e9 }
     /// CPU ns per timer fire.
     var cpuPerFire: Double { fires > 0 ? Double(cpuNanos) / Double(fires) : .nan }
     var firesPerSecond: Double { Double(fires) / seconds }
     var switchesPerSecond: Double { Double(voluntarySwitches) / seconds }
     var cpuPercent: Double { Double(cpuNanos) / Double(wallNanos) * 100 }
+}
+
+extension RunStats {
+    init(_ c: lb_run_stats) {
+        self.init(fires: Int(c.fires), cpuNanos: c.cpu_ns, wallNanos: c.wall_ns, voluntarySwitches: c.voluntary_switches)
+    }
+
+    /// The counters of a window: `fires` and what ``ProcessWindow/end()`` returned.
+    init(fires: Int, _ window: (cpuNanos: Int64, wallNanos: Int64, voluntarySwitches: Int64)) {
+        self.init(fires: fires, cpuNanos: window.cpuNanos, wallNanos: window.wallNanos, voluntarySwitches: window.voluntarySwitches)
+    }
 }

@@ -20,11 +20,9 @@ extension TimerRun {
             for index in firstAfter.indices {
                 let timer = DispatchSource.makeTimerSource(queue: queue)
                 timer.schedule(deadline: base + .nanoseconds(Int(afterNanos(index))), repeating: repeating, leeway: leeway)
-                let id = Int32(index)
-                if let log {
-                    timer.setEventHandler { fires.increment(); log.record(id) }
-                } else {
-                    timer.setEventHandler { fires.increment() }
+                timer.setEventHandler {
+                    fires.increment()
+                    log?.record(Int32(index))
                 }
                 timer.activate()
                 timers.append(timer)

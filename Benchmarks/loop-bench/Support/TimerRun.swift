@@ -94,15 +94,14 @@ struct TimerRun: Sendable {
         }
         let window = ProcessWindow()
         measuredFire(loop, seconds: seconds)
-        let (cpu, wall, switches) = window.end()
+        let counters = window.end()
         loop.recordsMetrics = false
         loop.trace = nil
         loop.stopReportingStalls()
         let fires = loop.statistics.timerFires
         for timer in timers { timer.invalidate() }
-        return Outcome(
-            stats: RunStats(fires: fires, cpuNanos: cpu, wallNanos: wall, voluntarySwitches: switches),
-            firstFire: firstFires(from: start.monotonic), loopWakes: loop.statistics.wakeups)
+        return Outcome(stats: RunStats(fires: fires, counters), firstFire: firstFires(from: start.monotonic),
+                       loopWakes: loop.statistics.wakeups)
     }
 
     private func libev(log: FireLog?) -> Outcome {
@@ -111,14 +110,10 @@ struct TimerRun: Sendable {
         let status: Int32 = firstAfter.withUnsafeBufferPointer { after in
             (intervals ?? []).withUnsafeBufferPointer { own in
                 let intervals = self.intervals == nil ? nil : own.baseAddress
-                if let log {
-                    return log.withCLog { cLog in
-                        lb_run_timers(Int32(after.count), interval, intervals, after.baseAddress, tolerance, seconds,
-                                      &start, cLog, &stats)
-                    }
+                func run(_ cLog: UnsafeMutablePointer<lb_fire_log>?) -> Int32 {
+                    lb_run_timers(Int32(after.count), interval, intervals, after.baseAddress, tolerance, seconds, &start, cLog, &stats)
                 }
-                return lb_run_timers(Int32(after.count), interval, intervals, after.baseAddress, tolerance, seconds,
-                                     &start, nil, &stats)
+                return log.map { $0.withCLog(run) } ?? run(nil)
             }
         }
         precondition(status == 0, "lb_run_timers: ev_loop_new failed")
@@ -131,30 +126,20 @@ struct TimerRun: Sendable {
         // Foundation calls a timer's block on the thread that runs the loop: this one.
         let fired: @Sendable () -> Void = EVRunLoop.isolated { counter.value += 1 }
         let start = Clock.pairedNow()
-        var timers: [Timer] = []
-        timers.reserveCapacity(firstAfter.count)
-        for (index, after) in firstAfter.enumerated() {
-            let timer: Timer
-            let date = start.date.addingTimeInterval(after)
-            if let log {
-                let id = Int32(index)
-                timer = Timer(fire: date, interval: interval, repeats: true) { _ in
-                    fired()
-                    log.record(id)
-                }
-            } else {
-                timer = Timer(fire: date, interval: interval, repeats: true) { _ in fired() }
+        let timers = firstAfter.enumerated().map { index, after in
+            let timer = Timer(fire: start.date.addingTimeInterval(after), interval: interval, repeats: true) { _ in
+                fired()
+                log?.record(Int32(index))
             }
             timer.tolerance = tolerance
             runLoop.add(timer, forMode: .default)
-            timers.append(timer)
+            return timer
         }
         counter.value = 0
         let window = ProcessWindow()
         let end = Date(timeIntervalSinceNow: seconds)
         while Date() < end { _ = runLoop.run(mode: .default, before: end) }
-        let (cpu, wall, switches) = window.end()
-        let stats = RunStats(fires: counter.value, cpuNanos: cpu, wallNanos: wall, voluntarySwitches: switches)
+        let stats = RunStats(fires: counter.value, window.end())
         for timer in timers { timer.invalidate() }
         return Outcome(stats: stats, firstFire: firstFires(from: start.monotonic))
     }
@@ -169,11 +154,9 @@ struct TimerRun: Sendable {
         let before = fires.value
         let window = ProcessWindow()
         sleepThread(seconds)
-        let (cpu, wall, switches) = window.end()
-        let count = fires.value - before
+        let stats = RunStats(fires: fires.value - before, window.end())
         stop()
-        return Outcome(stats: RunStats(fires: count, cpuNanos: cpu, wallNanos: wall, voluntarySwitches: switches),
-                       firstFire: firstFires(from: origin))
+        return Outcome(stats: stats, firstFire: firstFires(from: origin))
     }
 
     func firstFires(from start: Int64) -> [Int64] {

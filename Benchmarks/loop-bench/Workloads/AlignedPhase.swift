@@ -17,55 +17,48 @@ enum AlignedPhase {
     static let name = "aligned"
 
     static func measure(_ plan: Plan) -> [Row] {
-        let interval = plan.alignedInterval
-        let fires = plan.alignedFires
-        var medians: [Peer: [Double]] = [:]
-        var maxima: [Peer: [Double]] = [:]
-        for _ in 0..<plan.repetitions {
-            for peer in plan.peers {
-                let times = [.runLoopKit, .libev, .foundation].contains(peer)
-                    ? onFreshThread { wallTimes(on: peer, interval: interval, fires: fires) }
-                    : wallTimes(on: peer, interval: interval, fires: fires)
-                let phases = Summary(times.map { phase(of: $0, interval: interval) })
-                medians[peer, default: []].append(phases.median / 1e3)
-                maxima[peer, default: []].append(phases.max / 1e3)
-            }
+        let (interval, fires) = (plan.alignedInterval, plan.alignedFires)
+        let phases = plan.repeated(plan.peers, figures: 2) { peer in
+            let times = [.runLoopKit, .libev, .foundation].contains(peer)
+                ? onFreshThread { wallTimes(on: peer, interval: interval, fires: fires) }
+                : wallTimes(on: peer, interval: interval, fires: fires)
+            return figures(times, interval: interval)
         }
-        let grid = interval == 1 ? "whole-second" : "\(interval) s"
-        var medianRow = Row.make(name, "\(grid) aligned phase median", unit: "µs", goal: "< 100 µs",
-                                 values: medians)
-        medianRow.goalMet = medianRow.cells[.runLoopKit]?.summary.map { $0.median < 100 }
-        return [medianRow, Row.make(name, "\(grid) aligned phase max", unit: "µs", values: maxima)]
-            + (plan.peers.contains(.runLoopKit) ? tickRows(plan) : [])
-    }
-
-    /// RunLoopKit's async form (issue 12): a task on the pool reading `for await` over
-    /// `loop.ticks(alignedTo:)` of a loop running on its own thread; the phase is when the
-    /// task got each element.
-    private static func tickRows(_ plan: Plan) -> [Row] {
-        let interval = plan.alignedInterval
-        var medians: [Double] = []
-        var maxima: [Double] = []
-        for _ in 0..<plan.repetitions {
+        let timerRows = rows(plan, "", phases)
+        guard plan.peers.contains(.runLoopKit) else { return timerRows }
+        // RunLoopKit's async form (issue 12): a task on the pool reading `for await` over
+        // `loop.ticks(alignedTo:)` of a loop running on its own thread; the phase is when the
+        // task got each element.
+        let ticks = plan.repeated([.runLoopKit], figures: 2) { _ in
             let loop = LoopThread.startRunning()
-            let log = WallLog(capacity: plan.alignedFires)
+            let log = WallLog(capacity: fires)
             blockingAwait {
                 for await _ in loop.ticks(alignedTo: .seconds(double: interval)) {
-                    if log.record() == plan.alignedFires { break }
+                    if log.record() == fires { break }
                 }
             }
             loop.stop()
-            let phases = Summary(log.values.map { phase(of: $0, interval: interval) })
-            medians.append(phases.median / 1e3)
-            maxima.append(phases.max / 1e3)
+            return figures(log.values, interval: interval)
         }
-        let label = interval == 1 ? "whole-second" : "\(interval) s"
         let others = Dictionary(uniqueKeysWithValues: Peer.others.map { ($0, "RunLoopKit only: its async tick sequence") })
-        var median = Row.make(name, "\(label) aligned phase median, `for await` over loop.ticks(alignedTo:) in a pool task",
-                              unit: "µs", goal: "< 100 µs", values: [.runLoopKit: medians], unavailable: others)
-        median.goalMet = median.cells[.runLoopKit]?.summary.map { $0.median < 100 }
-        return [median, Row.make(name, "\(label) aligned phase max, `for await` over loop.ticks(alignedTo:) in a pool task",
-                                 unit: "µs", values: [.runLoopKit: maxima], unavailable: others)]
+        return timerRows + rows(plan, ", `for await` over loop.ticks(alignedTo:) in a pool task", ticks, unavailable: others)
+    }
+
+    /// The phase median and max (µs) of callouts at wall-clock `times`.
+    private static func figures(_ times: [Int64], interval: Double) -> [Double] {
+        let phases = Summary(times.map { phase(of: $0, interval: interval) })
+        return [phases.median / 1e3, phases.max / 1e3]
+    }
+
+    /// The phase median row (goal < 100 µs) and max row, `suffix` after their metric.
+    private static func rows(_ plan: Plan, _ suffix: String, _ phases: [[Peer: [Double]]],
+                             unavailable: [Peer: String] = [:]) -> [Row] {
+        let grid = plan.alignedInterval == 1 ? "whole-second" : "\(plan.alignedInterval) s"
+        return [
+            Row.make(name, "\(grid) aligned phase median\(suffix)", unit: "µs", values: phases[0], unavailable: unavailable)
+                .withGoal("< 100 µs") { $0.median < 100 },
+            Row.make(name, "\(grid) aligned phase max\(suffix)", unit: "µs", values: phases[1], unavailable: unavailable),
+        ]
     }
 
     /// How far after its nearest point of the grid of `interval` seconds a wall-clock time

@@ -25,115 +25,72 @@ enum DescriptorSources {
         .timerSequence: "a timer sequence watches no descriptor",
     ]
 
-    /// What one run of one peer measured.
-    struct Outcome: Sendable {
-        var addNanosPerSource: Double
-        var latencies: [Double]
-        var passesPerSecond: Double
-    }
-
     static func measure(_ plan: Plan) -> [Row] {
         let limit = raiseDescriptorLimit(to: descriptorsNeeded(plan.descriptorCounts.max() ?? 0))
-        var rows: [Row] = []
-        for count in plan.descriptorCounts {
-            guard descriptorsNeeded(count) <= limit else {
-                rows += unmeasured(count: count, limit: limit)
-                continue
-            }
-            // RunLoopKit and libev in interleaved pairs of fresh processes, the rest here.
-            let pairs = Pairs.run(name, plan: plan,
+        return plan.descriptorCounts.flatMap { count in
+            var pairs = Pairs.Outcome()
+            var figures = [[Peer: [Double]]](repeating: [:], count: 4)
+            var reasons = unavailable
+            if descriptorsNeeded(count) <= limit {
+                // RunLoopKit and libev in interleaved pairs of fresh processes, the rest here.
+                pairs = Pairs.run(name, plan: plan,
                                   arguments: [String(count), String(plan.descriptorSamples), String(plan.descriptorFeedSeconds)])
-            var add: [Peer: [Double]] = [:]
-            var medians: [Peer: [Double]] = [:]
-            var p99s: [Peer: [Double]] = [:]
-            var passes: [Peer: [Double]] = [:]
-            for _ in 0..<plan.repetitions {
-                for peer in Pairs.others(plan.peers) where unavailable[peer] == nil {
-                    let figures = measureOnce(peer, count: count, samples: plan.descriptorSamples,
-                                              feedSeconds: plan.descriptorFeedSeconds)
-                    add[peer, default: []].append(figures[0])
-                    medians[peer, default: []].append(figures[1])
-                    p99s[peer, default: []].append(figures[2])
-                    passes[peer, default: []].append(figures[3])
+                figures = plan.repeated(Pairs.others(plan.peers).filter { unavailable[$0] == nil }, figures: 4) { peer in
+                    measureOnce(peer, count: count, samples: plan.descriptorSamples, feedSeconds: plan.descriptorFeedSeconds)
                 }
+            } else {
+                let reason = "not measured: \(descriptorsNeeded(count).grouped) descriptors needed, the hard RLIMIT_NOFILE here is \(limit.grouped)"
+                for peer in Peer.allCases where reasons[peer] == nil { reasons[peer] = reason }
             }
             let n = "\(count.grouped) idle + 1"
-            var addRow = Row.make(name, "add a read source, per source, N = \(n)", unit: "ns", values: add, unavailable: unavailable)
-                .paired(pairs, figure: 0)
+            func row(_ index: Int, _ metric: String, _ unit: String, better: Row.Better = .lower) -> Row {
+                Row.make(name, "\(metric), N = \(n)", unit: unit, better: better, values: figures[index], unavailable: reasons)
+                    .paired(pairs, figure: index)
+            }
             // Issue 13's goals are for the crowded loop: adding stays O(1) among 8,000 idle
             // sources; issue 37 holds it there to 50,000.
-            if count >= 8_000 {
-                addRow.goal = "≤ 2 µs"
-                addRow.goalMet = addRow.cells[.runLoopKit]?.summary.map { $0.median <= 2_000 }
-            }
-            rows.append(addRow)
-            rows.append(Row.make(name, "write → handler latency median, N = \(n)", unit: "µs", values: medians, unavailable: unavailable)
-                .paired(pairs, figure: 1))
-            rows.append(Row.make(name, "write → handler latency p99, N = \(n)", unit: "µs", values: p99s, unavailable: unavailable)
-                .paired(pairs, figure: 2))
-            let callsRow = Row.make(name, "handler calls/s, the handler feeding itself, N = \(n)", unit: "calls/s", better: .higher,
-                                    values: passes, unavailable: unavailable)
-                .paired(pairs, figure: 3)
-            rows.append(count >= 8_000 ? callsRow.withRatioGoal("≥ 2/3 libev", to: .libev, bound: 2.0 / 3) : callsRow)
+            let add = row(0, "add a read source, per source", "ns")
+            let calls = row(3, "handler calls/s, the handler feeding itself", "calls/s", better: .higher)
+            return [
+                count >= 8_000 ? add.withGoal("≤ 2 µs") { $0.median <= 2_000 } : add,
+                row(1, "write → handler latency median", "µs"),
+                row(2, "write → handler latency p99", "µs"),
+                count >= 8_000 ? calls.withRatioGoal("≥ 2/3 libev", to: .libev, bound: 2.0 / 3) : calls,
+            ]
         }
-        return rows
     }
 
     /// The descriptors a run of `count` idle ones needs: theirs, the active pipe's, and room
     /// for the process's own (the loop's, the peers' threads', standard streams).
     static func descriptorsNeeded(_ count: Int) -> Int { count + 1_000 }
 
-    /// The rows of `count` when the process may not open enough descriptors: every cell says why.
-    static func unmeasured(count: Int, limit: Int) -> [Row] {
-        let reason = "not measured: \(descriptorsNeeded(count).grouped) descriptors needed, the hard RLIMIT_NOFILE here is \(limit.grouped)"
-        let cells = Peer.allCases.reduce(into: unavailable) { cells, peer in
-            if cells[peer] == nil { cells[peer] = reason }
-        }
-        let n = "\(count.grouped) idle + 1"
-        var add = Row.make(name, "add a read source, per source, N = \(n)", unit: "ns", values: [:], unavailable: cells)
-        add.goal = "≤ 2 µs"
-        var calls = Row.make(name, "handler calls/s, the handler feeding itself, N = \(n)", unit: "calls/s", better: .higher,
-                             values: [:], unavailable: cells)
-        calls.goal = "≥ 2/3 libev"
-        return [
-            add,
-            Row.make(name, "write → handler latency median, N = \(n)", unit: "µs", values: [:], unavailable: cells),
-            Row.make(name, "write → handler latency p99, N = \(n)", unit: "µs", values: [:], unavailable: cells),
-            calls,
-        ]
-    }
-
     /// One run on fresh descriptors: ns per add, the latency median and p99 (µs), calls/s.
     static func measureOnce(_ peer: Peer, count: Int, samples: Int, feedSeconds: Double) -> [Double] {
         Quiet.wait()
         let pipes = Pipes(count: count + 1)
-        let outcome = run(peer, pipes: pipes, samples: samples, feedSeconds: feedSeconds)
+        let active = Active(samples: samples, writeEnd: pipes.activeWrite)
+        let (add, latencies, feeds, wall) = switch peer {
+        case .runLoopKit: onFreshThread { runLoopKit(pipes, active, feedSeconds: feedSeconds) }
+        case .libev: onFreshThread { libev(pipes, active, samples: samples, feedSeconds: feedSeconds) }
+        case .dispatch: dispatch(pipes, active, feedSeconds: feedSeconds)
+        case .nio: nio(pipes, active, feedSeconds: feedSeconds)
+        default: fatalError("loop-bench descriptors: \(peer.rawValue) watches no descriptor")
+        }
         pipes.close(readEnds: peer != .nio)
-        let latency = Summary(outcome.latencies)
-        return [outcome.addNanosPerSource, latency.median / 1e3, latency.percentile(99) / 1e3, outcome.passesPerSecond]
+        let latency = Summary(latencies.map(Double.init))
+        return [Double(add) / Double(pipes.readEnds.count), latency.median / 1e3, latency.percentile(99) / 1e3,
+                Double(feeds) / (Double(wall) / 1e9)]
     }
 
     /// A child of the pairs: `[peer key, idle count, samples, feed seconds]`; prints the
     /// figures of ``measureOnce(_:count:samples:feedSeconds:)`` after a short untimed run on
     /// other pipes (which warms the process: the first adds of a fresh one fault its heap in).
     static func child(_ arguments: [String]) {
-        guard arguments.count == 4, let peer = Peer(key: arguments[0]), let count = Int(arguments[1]),
-              let samples = Int(arguments[2]), let feedSeconds = Double(arguments[3]) else {
-            fatalError("loop-bench descriptors child: expected a peer, a count, samples and seconds, got \(arguments)")
-        }
+        let (peer, a) = Pairs.arguments(arguments, of: name, numbers: 3)
+        let count = Int(a[0])
         raiseDescriptorLimit(to: descriptorsNeeded(count))
         _ = measureOnce(peer, count: count, samples: 10, feedSeconds: 0.05)
-        Pairs.report(measureOnce(peer, count: count, samples: samples, feedSeconds: feedSeconds))
-    }
-
-    private static func run(_ peer: Peer, pipes: Pipes, samples: Int, feedSeconds: Double) -> Outcome {
-        switch peer {
-        case .runLoopKit: onFreshThread { runLoopKit(pipes, samples: samples, feedSeconds: feedSeconds) }
-        case .libev: onFreshThread { libev(pipes, samples: samples, feedSeconds: feedSeconds) }
-        case .dispatch: dispatch(pipes, samples: samples, feedSeconds: feedSeconds)
-        case .nio: nio(pipes, samples: samples, feedSeconds: feedSeconds)
-        default: fatalError("loop-bench descriptors: \(peer.rawValue) watches no descriptor")
-        }
+        Pairs.report(measureOnce(peer, count: count, samples: Int(a[1]), feedSeconds: a[2]))
     }
 
     /// The handler of the active pipe, shared by every peer: in the latency phase it notes
@@ -171,18 +128,20 @@ enum DescriptorSources {
         }
     }
 
-    private static func runLoopKit(_ pipes: Pipes, samples: Int, feedSeconds: Double) -> Outcome {
+    /// What one peer's run measured: ns to add every source, the latencies (ns), and the
+    /// handler calls in the feeding window of `wall` ns.
+    typealias Outcome = (add: Int64, latencies: [Int64], feeds: Int, wall: Int64)
+
+    private static func runLoopKit(_ pipes: Pipes, _ active: Active, feedSeconds: Double) -> Outcome {
         let loop = EVRunLoop.current
-        let active = Active(samples: samples, writeEnd: pipes.activeWrite)
         let t0 = Clock.monotonic()
-        var sources: [EVSource] = []
-        for (index, fd) in pipes.readEnds.enumerated() {
+        let sources = pipes.readEnds.enumerated().map { index, fd in
             let source = try! EVSource(fileDescriptor: fd) { _ in
                 guard index == pipes.readEnds.count - 1, readByte(fd) else { return }
                 if active.handled() { loop.stop() }
             }
             loop.add(source, forMode: .default)
-            sources.append(source)
+            return source
         }
         let add = Clock.monotonic() - t0
         active.startSender()
@@ -194,15 +153,11 @@ enum DescriptorSources {
         let wall = window.end().wallNanos
         let feeds = active.feeds.load(ordering: .relaxed) - before
         for source in sources { source.invalidate() }
-        return Outcome(addNanosPerSource: Double(add) / Double(pipes.readEnds.count),
-                       latencies: active.probe.latencies.map(Double.init),
-                       passesPerSecond: Double(feeds) / (Double(wall) / 1e9))
+        return (add, active.probe.latencies, feeds, wall)
     }
 
-    private static func libev(_ pipes: Pipes, samples: Int, feedSeconds: Double) -> Outcome {
-        var add: Int64 = 0
-        var feeds: Int64 = 0
-        var wall: Int64 = 0
+    private static func libev(_ pipes: Pipes, _ active: Active, samples: Int, feedSeconds: Double) -> Outcome {
+        var (add, feeds, wall) = (Int64(0), Int64(0), Int64(0))
         var latencies = [Int64](repeating: 0, count: samples)
         let status = pipes.readEnds.withUnsafeBufferPointer { fds in
             latencies.withUnsafeMutableBufferPointer { buffer in
@@ -211,17 +166,14 @@ enum DescriptorSources {
             }
         }
         precondition(status == 0, "lb_descriptors failed")
-        return Outcome(addNanosPerSource: Double(add) / Double(pipes.readEnds.count),
-                       latencies: latencies.map(Double.init), passesPerSecond: Double(feeds) / (Double(wall) / 1e9))
+        return (add, latencies, Int(feeds), wall)
     }
 
-    private static func dispatch(_ pipes: Pipes, samples: Int, feedSeconds: Double) -> Outcome {
+    private static func dispatch(_ pipes: Pipes, _ active: Active, feedSeconds: Double) -> Outcome {
         let queue = DispatchQueue(label: "loop-bench.descriptors")
-        let active = Active(samples: samples, writeEnd: pipes.activeWrite)
         let done = DispatchSemaphore(value: 0)
         let t0 = Clock.monotonic()
-        var sources: [any DispatchSourceRead] = []
-        for (index, fd) in pipes.readEnds.enumerated() {
+        let sources = pipes.readEnds.enumerated().map { index, fd in
             let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
             if index == pipes.readEnds.count - 1 {
                 source.setEventHandler {
@@ -232,13 +184,9 @@ enum DescriptorSources {
                 source.setEventHandler {}
             }
             source.activate()
-            sources.append(source)
+            return source
         }
-        let add = Clock.monotonic() - t0
-        active.startSender()
-        done.wait()
-        active.probe.joinSender()
-        let outcome = feed(active, seconds: feedSeconds, add: add, count: pipes.readEnds.count)
+        let outcome = latencyAndFeed(active, add: Clock.monotonic() - t0, done: done, seconds: feedSeconds)
         let cancelled = DispatchGroup()
         for source in sources {
             cancelled.enter()
@@ -249,8 +197,7 @@ enum DescriptorSources {
         return outcome
     }
 
-    private static func nio(_ pipes: Pipes, samples: Int, feedSeconds: Double) -> Outcome {
-        let active = Active(samples: samples, writeEnd: pipes.activeWrite)
+    private static func nio(_ pipes: Pipes, _ active: Active, feedSeconds: Double) -> Outcome {
         let done = DispatchSemaphore(value: 0)
         let activeFD = pipes.readEnds.last!
         let t0 = Clock.monotonic()
@@ -266,17 +213,17 @@ enum DescriptorSources {
                 .takingOwnershipOfDescriptor(input: fd)
         }
         let channels = futures.map { try! $0.wait() }
-        let add = Clock.monotonic() - t0
-        active.startSender()
-        done.wait()
-        active.probe.joinSender()
-        let outcome = feed(active, seconds: feedSeconds, add: add, count: pipes.readEnds.count)
+        let outcome = latencyAndFeed(active, add: Clock.monotonic() - t0, done: done, seconds: feedSeconds)
         for channel in channels { try? channel.close().wait() }
         return outcome
     }
 
-    /// The feeding phase of a peer with threads of its own: the measuring thread sleeps.
-    private static func feed(_ active: Active, seconds: Double, add: Int64, count: Int) -> Outcome {
+    /// The latency and feeding phases of a peer with threads of its own: the measuring
+    /// thread waits for the last sample's `done`, then sleeps through the feeding window.
+    private static func latencyAndFeed(_ active: Active, add: Int64, done: DispatchSemaphore, seconds: Double) -> Outcome {
+        active.startSender()
+        done.wait()
+        active.probe.joinSender()
         let before = active.startFeeding()
         let window = ProcessWindow()
         sleepThread(seconds)
@@ -284,9 +231,7 @@ enum DescriptorSources {
         let feeds = active.feeds.load(ordering: .relaxed) - before
         active.feeding.store(false, ordering: .relaxed)
         sleepThread(0.01)
-        return Outcome(addNanosPerSource: Double(add) / Double(count),
-                       latencies: active.probe.latencies.map(Double.init),
-                       passesPerSecond: Double(feeds) / (Double(wall) / 1e9))
+        return (add, active.probe.latencies, feeds, wall)
     }
 
     /// NIO's handler of the active pipe.
@@ -308,36 +253,32 @@ enum DescriptorSources {
 
     /// The descriptors of one run: `count - 1` idle eventfds (a counter of 0: never readable)
     /// and the active pipe, all non-blocking. `readEnds` are the watched ones (the last is the
-    /// active pipe's read end), `writeEnds` the active pipe's write end.
+    /// active pipe's read end), `activeWrite` the active pipe's write end.
     final class Pipes: Sendable {
         let readEnds: [Int32]
-        let writeEnds: [Int32]
-        var activeWrite: Int32 { writeEnds.last! }
+        let activeWrite: Int32
 
         init(count: Int) {
-            var reads: [Int32] = []
-            for _ in 0..<(count - 1) {
+            let idle = (0..<(count - 1)).map { made in
                 let fd = lb_idle_eventfd()
-                guard fd >= 0 else {
-                    fatalError("loop-bench descriptors: eventfd failed after \(reads.count), errno \(errno)")
-                }
-                reads.append(fd)
+                guard fd >= 0 else { fatalError("loop-bench descriptors: eventfd failed after \(made), errno \(errno)") }
+                return fd
             }
             var fds: [Int32] = [0, 0]
             guard pipe(&fds) == 0 else {
-                fatalError("loop-bench descriptors: pipe failed after \(reads.count) eventfds, errno \(errno)")
+                fatalError("loop-bench descriptors: pipe failed after \(idle.count) eventfds, errno \(errno)")
             }
             for fd in fds {
                 _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
                 _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             }
-            readEnds = reads + [fds[0]]
-            writeEnds = [fds[1]]
+            readEnds = idle + [fds[0]]
+            activeWrite = fds[1]
         }
 
-        /// Closes the write ends, and the read ends unless their peer owns them (NIO).
+        /// Closes the write end, and the read ends unless their peer owns them (NIO).
         func close(readEnds closeReads: Bool) {
-            for fd in writeEnds { Glibc.close(fd) }
+            Glibc.close(activeWrite)
             if closeReads { for fd in readEnds { Glibc.close(fd) } }
         }
     }

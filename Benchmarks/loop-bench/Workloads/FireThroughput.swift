@@ -14,38 +14,35 @@ enum FireThroughput {
         var rows: [Row] = []
         var medianCPU: [Int: [Peer: Double]] = [:]
         for count in plan.throughputCounts {
-            var cpuPerFire: [Peer: [Double]] = [:]
-            var achieved: [Peer: [Double]] = [:]
             let run = TimerRun(interval: interval, firstAfter: Array(repeating: interval, count: count),
                                seconds: plan.throughputSeconds)
             // RunLoopKit and libev in interleaved pairs of fresh processes, the rest here.
             // Above 100k the pairs' window is ten times longer: a run's first sweep over
             // its new timers costs RunLoopKit more than later ones (they leave its heap for
-            // its sorted run), and at 1M one sweep filled the short window (PROFILING.md,
-            // "A million timers, descriptors to 50,000").
-            let pairSeconds = count > PairsOnly.largestForAllPeers ? plan.throughputSeconds * 10 : plan.throughputSeconds
-            let pairs = Pairs.run(name, plan: plan, arguments: [String(count), String(pairSeconds)])
-            for _ in 0..<plan.repetitions {
-                for peer in PairsOnly.others(plan.peers, count: count) {
-                    let stats = run.run(on: peer, log: nil).stats
-                    cpuPerFire[peer, default: []].append(stats.cpuPerFire)
-                    achieved[peer, default: []].append(stats.firesPerSecond)
-                }
+            // its sorted run), and at 1M one sweep filled the short window (PROFILING.md).
+            let large = count > Pairs.largestForAllPeers
+            let pairs = Pairs.run(name, plan: plan, arguments: [String(count), String(plan.throughputSeconds * (large ? 10 : 1))])
+            let figures = plan.repeated(Pairs.others(plan.peers, count: count), figures: 2) { peer in
+                let stats = run.run(on: peer, log: nil).stats
+                return [stats.cpuPerFire, stats.firesPerSecond]
             }
             // The goal is about the per-fire cost; at N = 10 each wake serves only 10 fires,
-            // so the figure is mostly the cost of a wake, and no goal is attached.
-            let goal = count >= 1_000 ? "≤ 1.5× libev, ≤ 0.01× Foundation" : nil
-            let unavailable = PairsOnly.unavailable(count: count)
-            var cpuRow = Row.make(name, "CPU per fire, N = \(count.grouped)", unit: "ns", goal: goal,
-                                  values: cpuPerFire, unavailable: unavailable).paired(pairs, figure: 0)
-            if goal != nil, let libev = cpuRow.ratio(to: .libev), let foundation = cpuRow.ratio(to: .foundation) {
-                cpuRow.goalMet = libev <= 1.5 && foundation <= 0.01
+            // so the figure is mostly the cost of a wake, and no goal is attached. Above 100k
+            // only the pairs run: the goal is the ratio to libev alone.
+            let unavailable = Pairs.unavailable(count: count)
+            var cpuRow = Row.make(name, "CPU per fire, N = \(count.grouped)", unit: "ns",
+                                  values: figures[0], unavailable: unavailable).paired(pairs, figure: 0)
+            if large {
+                cpuRow = cpuRow.withRatioGoal("≤ 1.5× libev", to: .libev, bound: 1.5)
+            } else if count >= 1_000 {
+                cpuRow.goal = "≤ 1.5× libev, ≤ 0.01× Foundation"
+                if let libev = cpuRow.ratio(to: .libev), let foundation = cpuRow.ratio(to: .foundation) {
+                    cpuRow.goalMet = libev <= 1.5 && foundation <= 0.01
+                }
             }
-            // Above 100k only the pairs run: the goal is the ratio to libev alone.
-            if count > PairsOnly.largestForAllPeers { cpuRow = cpuRow.withRatioGoal("≤ 1.5× libev", to: .libev, bound: 1.5) }
             rows.append(cpuRow)
             let achievedRow = Row.make(name, "fires/s achieved (asked \((count * 1000).grouped)), N = \(count.grouped)",
-                                       unit: "fires/s", better: .higher, values: achieved,
+                                       unit: "fires/s", better: .higher, values: figures[1],
                                        unavailable: unavailable).paired(pairs, figure: 1)
             // Only at 100k is every peer saturated (asked far more than any can fire).
             rows.append(count == 100_000 ? achievedRow.withRatioGoal("≥ 2/3 libev", to: .libev, bound: 2.0 / 3) : achievedRow)
@@ -62,19 +59,16 @@ enum FireThroughput {
     }
 
     /// CPU per fire at N = `count` over N = 1,000, each peer's medians; the goal is
-    /// O(log n): log(`count`) / log(1,000) (1.67× at 100k, 2× at 1M).
+    /// O(log n): log(`count`) / log(1,000).
     static func growthRow(small: [Peer: Double], large: [Peer: Double]?, to count: Int, label: String) -> Row? {
         guard let large else { return nil }
         let bound = log(Double(count)) / log(1_000.0)
         let allows = String(format: "%.3g", bound)
-        var growth = Row.make(
-            name, "CPU per fire growth, N = 1k → \(label) (O(log n) allows \(allows)×)", unit: "×", better: .neither,
-            goal: "≤ \(allows)× (O(log n))",
-            values: small.keys.reduce(into: [:]) { values, peer in
-                if let s = small[peer], let l = large[peer] { values[peer] = [l / s] }
-            })
-        growth.goalMet = growth.cells[.runLoopKit]?.summary.map { $0.median <= bound }
-        return growth
+        var values: [Peer: [Double]] = [:]
+        for (peer, s) in small { if let l = large[peer] { values[peer] = [l / s] } }
+        return Row.make(name, "CPU per fire growth, N = 1k → \(label) (O(log n) allows \(allows)×)", unit: "×",
+                        better: .neither, values: values)
+            .withGoal("≤ \(allows)× (O(log n))") { $0.median <= bound }
     }
 
     /// A child of the pairs: `[peer key, timer count, seconds]`; after an untimed run (at
@@ -83,11 +77,9 @@ enum FireThroughput {
     /// (a neighbour's burst on the shared machine only ever adds, as in the schedule and
     /// pass children).
     static func child(_ arguments: [String]) {
-        guard arguments.count == 3, let peer = Peer(key: arguments[0]), let count = Int(arguments[1]),
-              let seconds = Double(arguments[2]) else {
-            fatalError("loop-bench fire child: expected a peer, a count and seconds, got \(arguments)")
-        }
-        var run = TimerRun(interval: interval, firstAfter: Array(repeating: interval, count: count),
+        let (peer, a) = Pairs.arguments(arguments, of: name, numbers: 2)
+        let seconds = a[1]
+        var run = TimerRun(interval: interval, firstAfter: Array(repeating: interval, count: Int(a[0])),
                            seconds: Swift.min(seconds, 0.2))
         _ = run.run(on: peer, log: nil)
         run.seconds = seconds / 3
@@ -102,13 +94,9 @@ enum FireThroughput {
         guard !peers.isEmpty, let count = plan.throughputCounts.last(where: { $0 <= 10_000 }) else { return nil }
         var random = SeededRandom(seed: 7)
         let intervals = (0..<count).map { _ in Double.random(in: 0.001..<0.002, using: &random) }
-        let run = TimerRun(interval: interval, firstAfter: intervals, intervals: intervals,
-                           seconds: plan.throughputSeconds)
-        var cpuPerFire: [Peer: [Double]] = [:]
-        for _ in 0..<plan.repetitions {
-            for peer in peers { cpuPerFire[peer, default: []].append(run.run(on: peer, log: nil).stats.cpuPerFire) }
-        }
+        let run = TimerRun(interval: interval, firstAfter: intervals, intervals: intervals, seconds: plan.throughputSeconds)
+        let cpuPerFire = plan.repeated(peers, figures: 1) { [run.run(on: $0, log: nil).stats.cpuPerFire] }
         return Row.make(name, "CPU per fire, N = \(count.grouped), intervals spread over 1–2 ms", unit: "ns",
-                        values: cpuPerFire)
+                        values: cpuPerFire[0])
     }
 }

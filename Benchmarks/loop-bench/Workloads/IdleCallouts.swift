@@ -13,15 +13,10 @@ import Synchronization
 /// Two shapes: the loop watches nothing else, or it also watches one descriptor (a pipe
 /// nobody writes), as a program's loop usually does. libev polls the kernel on every pass
 /// either way; RunLoopKit's poll skips `epoll_wait` when it watches no descriptor and no
-/// wake is pending, so only the second shape compares the same work.
-///
-/// The goal, ≤ 1.5× libev: an idle callout on either side is a whole pass, and with a
-/// descriptor watched both make the same zero-timeout `epoll_wait` per callout (160 ns on
-/// this machine, about half of libev's callout); the pass workload puts a polling
-/// RunLoopKit pass, with an observer on every activity, at about 1× libev's, so the idle
-/// pass's own additions (the check that the poll found nothing, the callout) have half a
-/// libev callout to fit in. RunLoopKit and libev in interleaved pairs of child processes
-/// (``Pairs``).
+/// wake is pending, so only the second shape compares the same work: there both make one
+/// zero-timeout `epoll_wait` per callout, and the goal, ≤ 1.5× libev, leaves RunLoopKit's
+/// idle pass half a libev callout for its own additions. RunLoopKit and libev in
+/// interleaved pairs of child processes (``Pairs``).
 enum IdleCallouts {
     static let name = "idle"
 
@@ -35,8 +30,7 @@ enum IdleCallouts {
 
     static func measure(_ plan: Plan) -> [Row] {
         [false, true].map { watching in
-            let pairs = Pairs.run(name, plan: plan,
-                                  arguments: [String(plan.idleCallouts), watching ? "1" : "0"])
+            let pairs = Pairs.run(name, plan: plan, arguments: [String(plan.idleCallouts), watching ? "1" : "0"])
             let shape = watching ? "the loop also watching an idle pipe" : "nothing else in the loop"
             return Row.make(name, "CPU ns per idle callout, \(plan.idleCallouts.grouped) callouts of one idle source, \(shape)",
                             unit: "ns", values: [:], unavailable: unavailable)
@@ -49,11 +43,8 @@ enum IdleCallouts {
     /// lowest CPU ns per callout of three runs after an untimed one (the lowest: a
     /// neighbour's burst only ever adds).
     static func child(_ arguments: [String]) {
-        guard arguments.count == 3, let peer = Peer(key: arguments[0]), [.runLoopKit, .libev].contains(peer),
-              let callouts = Int(arguments[1]), ["0", "1"].contains(arguments[2]) else {
-            fatalError("loop-bench idle child: expected runloopkit or libev, a callout count and 0 or 1, got \(arguments)")
-        }
-        let watching = arguments[2] == "1"
+        let (peer, a) = Pairs.arguments(arguments, of: name, numbers: 2)
+        let (callouts, watching) = (Int(a[0]), a[1] == 1)
         _ = measureOnce(peer, callouts: callouts, watching: watching)
         Pairs.report([(0..<3).map { _ in measureOnce(peer, callouts: callouts, watching: watching) }.min()!])
     }
@@ -66,14 +57,10 @@ enum IdleCallouts {
         defer { if watching { close(ends[0]); close(ends[1]) } }
         let watched = ends[0]
         let cpu = onFreshThread { () -> Int64 in
-            switch peer {
-            case .runLoopKit:
-                return runLoopKit(callouts: callouts, watched: watched)
-            default:
-                var cpu: Int64 = 0
-                precondition(lb_idle(Int32(callouts), watched, &cpu) == 0, "lb_idle failed")
-                return cpu
-            }
+            if peer == .runLoopKit { return runLoopKit(callouts: callouts, watched: watched) }
+            var cpu: Int64 = 0
+            precondition(lb_idle(Int32(callouts), watched, &cpu) == 0, "lb_idle failed")
+            return cpu
         }
         return Double(cpu) / Double(callouts)
     }

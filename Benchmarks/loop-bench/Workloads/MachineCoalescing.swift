@@ -15,9 +15,7 @@ import Synchronization
 /// `wakeDeadline`) and of the instants each process got to run (a CPU that runs one
 /// process's batch right after another's, with 8 processes queued on 2 cores, lands one
 /// shared wake in several 1 ms buckets), and the latter merged into 5 ms clusters; fires
-/// before their date; the worst lateness past the tolerance. (The kernel's cpuidle counters
-/// were tried as a count of CPU wakes: this VM's own idle exits, 70 to 170 a second with
-/// nothing running, drown the 10 to 80 a second that the processes add.)
+/// before their date; the worst lateness past the tolerance.
 ///
 /// - RunLoopKit: `loop.timerCoalescing = .sharedGrid` (one row set) and `.perLoop` (rows
 ///   marked so); wakes from an `afterWaiting` observer, with the loop's `wakeDeadline`.
@@ -65,8 +63,8 @@ enum MachineCoalescing {
         var wakesPerProcess: Double
         /// Distinct 1 ms buckets of the instants the processes ran after each wake.
         var instantsPerSecond: Double
-        /// Distinct 1 ms buckets of the deadlines that ended the waits (nil: not reported).
-        var deadlineInstantsPerSecond: Double?
+        /// Distinct 1 ms buckets of the deadlines that ended the waits (NaN: not reported).
+        var deadlineInstantsPerSecond: Double
         var clustersPerSecond: Double
         var early: Double
         var beyondToleranceMaxMs: Double
@@ -79,84 +77,67 @@ enum MachineCoalescing {
                 for mode in Mode.allCases where plan.peers.contains(mode.peer) {
                     let outcome = run(mode, processes: processes, seconds: plan.machineSeconds, launch: plan.machineLaunch)
                     outcomes[processes, default: [:]][mode, default: []].append(outcome)
-                    ChartData.shared.add("machine-instants/\(mode.rawValue)", mode.peer, x: Double(processes),
-                                         y: outcome.instantsPerSecond)
-                    ChartData.shared.add("machine-clusters/\(mode.rawValue)", mode.peer, x: Double(processes),
-                                         y: outcome.clustersPerSecond)
+                    let chart = [("instants", outcome.instantsPerSecond), ("clusters", outcome.clustersPerSecond)]
+                    for (key, y) in chart { ChartData.shared.add("machine-\(key)/\(mode.rawValue)", mode.peer, x: Double(processes), y: y) }
                 }
             }
         }
-        var rows: [Row] = []
-        for processes in plan.machineProcesses {
+        /// P = 1's median on the grid, against which P > 1 is judged.
+        func oneProcess(_ figure: (Outcome) -> Double) -> Double? {
+            outcomes[1]?[.sharedGrid].map { Summary($0.map(figure).filter { !$0.isNaN }).median }
+        }
+        let (oneRan, oneDeadlines) = (oneProcess(\.instantsPerSecond), oneProcess(\.deadlineInstantsPerSecond))
+        return plan.machineProcesses.flatMap { processes in
             let byMode = outcomes[processes] ?? [:]
-            func values(_ figure: (Outcome) -> Double, modes: [Mode]) -> [Peer: [Double]] {
+            /// A row of `figure` for `modes`; a mode with a figure it could not give is left out.
+            func row(_ metric: String, _ unit: String, better: Row.Better = .lower, modes: [Mode] = [.sharedGrid, .libev, .dispatch],
+                     unavailable: [Peer: String] = unavailable, _ figure: (Outcome) -> Double) -> Row {
                 var values: [Peer: [Double]] = [:]
                 for mode in modes { if let list = byMode[mode] { values[mode.peer] = list.map(figure) } }
-                return values
+                let suffix = modes == [.perLoop] ? ", RunLoopKit .perLoop" : " (RunLoopKit: .sharedGrid)"
+                return Row.make(name, "P = \(processes): \(metric)\(suffix)", unit: unit, better: better,
+                                values: values.filter { !$0.value.contains(where: \.isNaN) }, unavailable: unavailable)
             }
-            let grid: [Mode] = [.sharedGrid, .libev, .dispatch]
-            let prefix = "P = \(processes)"
-            func row(_ metric: String, _ unit: String, better: Row.Better = .lower, goal: String? = nil,
-                     _ figure: (Outcome) -> Double) -> Row {
-                Row.make(name, "\(prefix): \(metric) (RunLoopKit: .sharedGrid)", unit: unit, better: better, goal: goal,
-                         values: values(figure, modes: grid), unavailable: unavailable)
-            }
-            func perLoopRow(_ metric: String, _ unit: String, _ figure: (Outcome) -> Double) -> Row {
-                var unavailable = unavailable
-                unavailable[.libev] = "see the .sharedGrid row"
-                unavailable[.dispatch] = "see the .sharedGrid row"
-                return Row.make(name, "\(prefix): \(metric), RunLoopKit .perLoop", unit: unit,
-                                values: values(figure, modes: [.perLoop]).filter { !$0.value.contains(where: \.isNaN) },
-                                unavailable: unavailable)
-            }
-            // The machine's wakes as the held-out check counts them: when each process ran,
-            // against one process's on the grid.
-            let oneProcessRan = outcomes[1]?[.sharedGrid].map { Summary($0.map(\.instantsPerSecond)).median }
-            var instants = row("machine's distinct wake instants/s, when each process ran (1 ms buckets)", "wakes/s",
-                               goal: processes > 1 && oneProcessRan != nil ? "≤ 1.25 × P = 1's" : nil) { $0.instantsPerSecond }
-            if processes > 1, let oneProcessRan, let grid = byMode[.sharedGrid], !grid.isEmpty {
-                instants.goalMet = Summary(grid.map(\.instantsPerSecond)).median <= 1.25 * oneProcessRan
+            /// The goal of P > 1 against P = 1's median `one`.
+            func againstOne(_ row: Row, _ one: Double?) -> Row {
+                guard processes > 1, let one else { return row }
+                return row.withGoal("≤ 1.25 × P = 1's") { $0.median <= 1.25 * one }
             }
             // The kernel's wake instants: only RunLoopKit reports the deadline that ended a wait.
-            func deadlineValues(_ modes: [Mode]) -> [Peer: [Double]] {
-                values({ $0.deadlineInstantsPerSecond ?? .nan }, modes: modes).filter { !$0.value.contains(where: \.isNaN) }
+            let notExposed = "the instant its wait was armed to end is not exposed (see the row of when each process ran)"
+            let kernel = row("machine's distinct kernel wake instants/s, the deadlines that ended the waits (1 ms buckets)",
+                             "wakes/s", modes: [.sharedGrid],
+                             unavailable: unavailable.merging([.libev: notExposed, .dispatch: notExposed]) { $1 }) {
+                $0.deadlineInstantsPerSecond
             }
-            let deadlineUnavailable: [Peer: String] = unavailable.merging([
-                .libev: "the instant its wait was armed to end is not exposed (see the row of when each process ran)",
-                .dispatch: "the instant its wait was armed to end is not exposed (see the row of when each process ran)",
-            ]) { $1 }
-            let oneProcess = outcomes[1]?[.sharedGrid].map { Summary($0.compactMap(\.deadlineInstantsPerSecond)).median }
-            var kernelInstants = Row.make(
-                name, "\(prefix): machine's distinct kernel wake instants/s, the deadlines that ended the waits (1 ms buckets) (RunLoopKit: .sharedGrid)",
-                unit: "wakes/s", goal: processes > 1 && oneProcess != nil ? "≤ 1.25 × P = 1's" : nil,
-                values: deadlineValues([.sharedGrid]), unavailable: deadlineUnavailable)
-            if processes > 1, let oneProcess, let median = kernelInstants.cells[.runLoopKit]?.summary?.median {
-                kernelInstants.goalMet = median <= 1.25 * oneProcess
-            }
-            var perProcessWakes = row("wakes/s of one process (mean over processes)", "wakes/s", goal: "≤ 11 wakes/s") { $0.wakesPerProcess }
-            perProcessWakes.goalMet = perProcessWakes.cells[.runLoopKit]?.summary.map { $0.max <= 11 }
-            var earlyRow = row("fires before their date", "fires", goal: "none") { $0.early }
-            earlyRow.goalMet = earlyRow.cells[.runLoopKit]?.summary.map { $0.max == 0 }
-
             // Dispatch wakes ~1 ms apart: 5 ms merging chains them into a few long clusters,
             // a figure that says nothing about its wakes (see its 1 ms row).
-            var clusterRow = row("machine's wake clusters/s (wakes closer than 5 ms merged)", "wakes/s") { $0.clustersPerSecond }
-            if clusterRow.cells[.dispatch]?.summary != nil {
-                clusterRow.cells[.dispatch] = .unavailable(reason: "its wakes are ~1 ms apart: 5 ms merging chains them into a few clusters (see the 1 ms row)")
+            var clusters = row("machine's wake clusters/s (wakes closer than 5 ms merged)", "wakes/s") { $0.clustersPerSecond }
+            if clusters.cells[.dispatch]?.summary != nil {
+                clusters.cells[.dispatch] = .unavailable(reason: "its wakes are ~1 ms apart: 5 ms merging chains them into a few clusters (see the 1 ms row)")
             }
-            rows += [
-                perProcessWakes,
-                kernelInstants,
-                instants,
-                clusterRow,
-                earlyRow,
+            var perLoop = unavailable
+            perLoop[.libev] = "see the .sharedGrid row"
+            perLoop[.dispatch] = "see the .sharedGrid row"
+            return [
+                row("wakes/s of one process (mean over processes)", "wakes/s") { $0.wakesPerProcess }
+                    .withGoal("≤ 11 wakes/s") { $0.max <= 11 },
+                againstOne(kernel, oneDeadlines),
+                // The machine's wakes as the held-out check counts them: when each process
+                // ran, against one process's on the grid.
+                againstOne(row("machine's distinct wake instants/s, when each process ran (1 ms buckets)", "wakes/s") {
+                    $0.instantsPerSecond
+                }, oneRan),
+                clusters,
+                row("fires before their date", "fires") { $0.early }.withGoal("none") { $0.max == 0 },
                 row("lateness past the tolerance, max", "ms", better: .neither) { $0.beyondToleranceMaxMs },
-                perLoopRow("machine's distinct kernel wake instants/s (1 ms buckets)", "wakes/s") { $0.deadlineInstantsPerSecond ?? .nan },
-                perLoopRow("machine's distinct wake instants/s, when each process ran (1 ms buckets)", "wakes/s") { $0.instantsPerSecond },
-                perLoopRow("machine's wake clusters/s (5 ms)", "wakes/s") { $0.clustersPerSecond },
+                row("machine's distinct kernel wake instants/s (1 ms buckets)", "wakes/s", modes: [.perLoop],
+                    unavailable: perLoop) { $0.deadlineInstantsPerSecond },
+                row("machine's distinct wake instants/s, when each process ran (1 ms buckets)", "wakes/s", modes: [.perLoop],
+                    unavailable: perLoop) { $0.instantsPerSecond },
+                row("machine's wake clusters/s (5 ms)", "wakes/s", modes: [.perLoop], unavailable: perLoop) { $0.clustersPerSecond },
             ]
         }
-        return rows
     }
 
     /// Runs `processes` children in `mode` for `seconds` from a common start `launch` seconds
@@ -164,35 +145,26 @@ enum MachineCoalescing {
     static func run(_ mode: Mode, processes: Int, seconds: Double, launch: Double) -> Outcome {
         Quiet.wait()
         let start = Clock.monotonic() + Int64(launch * 1e9)
-        let low = start + 1_000_000_000
-        let high = start + Int64((seconds - 0.5) * 1e9)
+        let window = Record.window(start: start, seconds: seconds)
         let outputs = Children.run(name, count: processes) { index in
             [mode.rawValue, String(start), String(seconds), String(timers), String(interval), String(tolerance),
              String(UInt64(start) &+ UInt64(index))]
         }
-        let span = Double(high - low) / 1e9
-        var all: [Int64] = []
-        var deadlines: [Int64] = []
-        var deadlinesReported = false
-        var perProcess: [Double] = []
-        var early = 0.0
-        var beyond = Int64.min
+        let span = Double(window.upperBound - window.lowerBound) / 1e9
+        var (all, deadlines, deadlinesReported) = ([Int64](), [Int64](), false)
+        var (perProcess, early, beyond) = ([Double](), 0.0, Int64.min)
         for output in outputs {
             var count = 0
             for line in output.split(separator: "\n") {
                 let parts = line.split(separator: " ")
                 if parts.first == "wake", parts.count == 3, let instant = Int64(parts[1]) {
-                    if instant >= low && instant < high {
-                        all.append(instant)
-                        count += 1
-                        // The kernel's wake: the deadline that ended the wait, or else the wake itself.
-                        if let deadline = Int64(parts[2]) {
-                            deadlines.append(deadline)
-                            deadlinesReported = true
-                        } else {
-                            deadlines.append(instant)
-                        }
-                    }
+                    guard window.contains(instant) else { continue }
+                    all.append(instant)
+                    count += 1
+                    // The kernel's wake: the deadline that ended the wait, or else the wake itself.
+                    let deadline = Int64(parts[2])
+                    deadlines.append(deadline ?? instant)
+                    deadlinesReported = deadlinesReported || deadline != nil
                 } else if parts.first == "fires", parts.count == 3, let soon = Double(parts[1]), let late = Int64(parts[2]) {
                     early += soon
                     beyond = max(beyond, late)
@@ -208,7 +180,7 @@ enum MachineCoalescing {
         let clusters = all.indices.filter { $0 == 0 || all[$0] - all[$0 - 1] > 5_000_000 }.count
         return Outcome(wakesPerProcess: perProcess.reduce(0, +) / Double(max(perProcess.count, 1)),
                        instantsPerSecond: Double(buckets) / span,
-                       deadlineInstantsPerSecond: deadlinesReported ? Double(deadlineBuckets) / span : nil,
+                       deadlineInstantsPerSecond: deadlinesReported ? Double(deadlineBuckets) / span : .nan,
                        clustersPerSecond: Double(clusters) / span,
                        early: early, beyondToleranceMaxMs: Double(beyond) / 1e6)
     }
@@ -235,19 +207,14 @@ enum MachineCoalescing {
         case .libev: runLibev(phases: phases, interval: interval, tolerance: tolerance, end: end)
         case .dispatch: runDispatch(phases: phases, interval: interval, tolerance: tolerance, end: end)
         }
-        let low = start + 1_000_000_000
-        let high = start + Int64((seconds - 0.5) * 1e9)
+        let window = Record.window(start: start, seconds: seconds)
         var text = ""
-        for wake in record.wakes where wake.at >= low && wake.at < high {
+        for wake in record.wakes where window.contains(wake.at) {
             text += "wake \(wake.at) \(wake.deadline.map(String.init) ?? "-")\n"
         }
-        var early = 0
-        var beyond = Int64.min
-        for fire in record.fires where fire.at >= low && fire.at < high {
-            if fire.at < fire.scheduled { early += 1 }
-            beyond = max(beyond, fire.at - fire.scheduled - Int64(tolerance * 1e9))
-        }
-        text += "fires \(early) \(beyond)\n"
+        let fires = record.fires.filter { window.contains($0.at) }
+        let beyond = fires.map { $0.at - $0.scheduled - Int64(tolerance * 1e9) }.max() ?? Int64.min
+        text += "fires \(fires.filter { $0.at < $0.scheduled }.count) \(beyond)\n"
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
@@ -256,6 +223,11 @@ enum MachineCoalescing {
     struct Record {
         var wakes: [(at: Int64, deadline: Int64?)] = []
         var fires: [(scheduled: Int64, at: Int64)] = []
+
+        /// The window reported: from 1 s after the common start to 0.5 s before the end.
+        static func window(start: Int64, seconds: Double) -> Range<Int64> {
+            (start + 1_000_000_000)..<(start + Int64((seconds - 0.5) * 1e9))
+        }
     }
 
     /// RunLoopKit on this (the main) thread; the callouts touch the record only here, so it

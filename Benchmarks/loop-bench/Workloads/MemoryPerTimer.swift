@@ -17,51 +17,26 @@ enum MemoryPerTimer {
     static let name = "memory"
 
     static func measure(_ plan: Plan) -> [Row] {
-        plan.memoryCounts.flatMap { measure(plan, count: $0) }
-    }
-
-    static func measure(_ plan: Plan, count: Int) -> [Row] {
-        var resident: [Peer: [Double]] = [:]
-        var heap: [Peer: [Double]] = [:]
-        // RunLoopKit and libev in interleaved pairs, the rest as many times as the plan says:
-        // every measurement is a child process (`--child memory <peer> <count>`).
-        let pairs = Pairs.run(name, plan: plan, arguments: [String(count)])
-        for _ in 0..<plan.repetitions {
-            for peer in PairsOnly.others(plan.peers, count: count) {
-                let (rss, inUse) = measureInChild(peer, count: count)
-                resident[peer, default: []].append(rss)
-                heap[peer, default: []].append(inUse)
+        plan.memoryCounts.flatMap { count in
+            // RunLoopKit and libev in interleaved pairs, the rest as many times as the plan
+            // says: every measurement is a child process (`--child memory <peer> <count>`).
+            let pairs = Pairs.run(name, plan: plan, arguments: [String(count)])
+            let figures = plan.repeated(Pairs.others(plan.peers, count: count), figures: 2) { peer in
+                Children.figures(name, [peer.key, String(count)])
+            }
+            let unavailable = Pairs.unavailable(count: count)
+            return ["resident growth per timer", "malloc bytes in use per timer"].enumerated().map { index, metric in
+                Row.make(name, "\(metric), N = \(count.grouped)", unit: "bytes", values: figures[index], unavailable: unavailable)
+                    .paired(pairs, figure: index)
+                    .withRatioGoal("≤ 2× libev", to: .libev, bound: 2)
             }
         }
-        let unavailable = PairsOnly.unavailable(count: count)
-        return [
-            Row.make(name, "resident growth per timer, N = \(count.grouped)", unit: "bytes", values: resident,
-                     unavailable: unavailable)
-                .paired(pairs, figure: 0)
-                .withRatioGoal("≤ 2× libev", to: .libev, bound: 2),
-            Row.make(name, "malloc bytes in use per timer, N = \(count.grouped)", unit: "bytes", values: heap,
-                     unavailable: unavailable)
-                .paired(pairs, figure: 1)
-                .withRatioGoal("≤ 2× libev", to: .libev, bound: 2),
-        ]
-    }
-
-    /// Runs a child (`--child memory`) for `peer` and reads the two figures it prints.
-    private static func measureInChild(_ peer: Peer, count: Int) -> (Double, Double) {
-        let output = Children.run(name) { _ in [peer.key, String(count)] }[0]
-        let numbers = output.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
-        guard numbers.count == 2 else {
-            fatalError("loop-bench: the memory child for \(peer.rawValue) printed \(output.debugDescription)")
-        }
-        return (numbers[0], numbers[1])
     }
 
     /// The child's entry point: `[peer key, timer count]`.
     static func child(_ arguments: [String]) {
-        guard arguments.count == 2, let peer = Peer(key: arguments[0]), let count = Int(arguments[1]) else {
-            fatalError("loop-bench memory child: expected a peer and a count, got \(arguments)")
-        }
-        Pairs.report(measureHere(peer, count: count))
+        let (peer, a) = Pairs.arguments(arguments, of: name, numbers: 1)
+        Pairs.report(measureHere(peer, count: Int(a[0])))
     }
 
     /// In this process (a child), on its main thread: adds `count` timers to `peer`'s loop

@@ -17,7 +17,7 @@ import RunLoopKit
 enum PassOverhead {
     static let name = "pass"
 
-    enum Shape: String, CaseIterable, Sendable {
+    enum Shape: Int, CaseIterable, Sendable {
         case poll, wake
     }
 
@@ -29,27 +29,19 @@ enum PassOverhead {
     ]
 
     static func measure(_ plan: Plan) -> [Row] {
-        var rows: [Row] = []
-        for shape in Shape.allCases {
+        Shape.allCases.map { shape in
             // RunLoopKit and libev in interleaved pairs of fresh processes, Foundation here.
-            let pairs = Pairs.run(name, plan: plan,
-                                  arguments: [shape.rawValue, String(plan.passes)])
-            var perPass: [Peer: [Double]] = [:]
-            for _ in 0..<plan.repetitions {
-                for peer in Pairs.others(plan.peers) where unavailable[peer] == nil {
-                    perPass[peer, default: []].append(measureOnce(shape, on: peer, passes: plan.passes))
-                }
+            let pairs = Pairs.run(name, plan: plan, arguments: [String(shape.rawValue), String(plan.passes)])
+            let perPass = plan.repeated(Pairs.others(plan.peers).filter { unavailable[$0] == nil }, figures: 1) {
+                [measureOnce(shape, on: $0, passes: plan.passes)]
             }
             let metric = shape == .poll
                 ? "zero-timeout run, observers on every activity"
                 : "sleeping pass woken at once from beforeWaiting"
-            var row = Row.make(name, "ns per pass: \(metric)", unit: "ns",
-                               goal: shape == .poll ? "< 300 ns" : nil, values: perPass, unavailable: unavailable)
+            let row = Row.make(name, "ns per pass: \(metric)", unit: "ns", values: perPass[0], unavailable: unavailable)
                 .paired(pairs, figure: 0)
-            if shape == .poll { row.goalMet = row.cells[.runLoopKit]?.summary.map { $0.median < 300 } }
-            rows.append(row)
+            return shape == .poll ? row.withGoal("< 300 ns") { $0.median < 300 } : row
         }
-        return rows
     }
 
     /// ns per pass of `passes` passes on a fresh thread.
@@ -60,10 +52,8 @@ enum PassOverhead {
     /// A child of the pairs: `[peer key, shape, passes]`; prints the lowest ns per pass of
     /// three runs after an untimed one (the lowest: a neighbour's burst only ever adds).
     static func child(_ arguments: [String]) {
-        guard arguments.count == 3, let peer = Peer(key: arguments[0]), let shape = Shape(rawValue: arguments[1]),
-              let passes = Int(arguments[2]) else {
-            fatalError("loop-bench pass child: expected a peer, a shape and a pass count, got \(arguments)")
-        }
+        let (peer, a) = Pairs.arguments(arguments, of: name, numbers: 2)
+        let (shape, passes) = (Shape(rawValue: Int(a[0]))!, Int(a[1]))
         _ = measureOnce(shape, on: peer, passes: passes)
         Pairs.report([(0..<3).map { _ in measureOnce(shape, on: peer, passes: passes) }.min()!])
     }
@@ -72,83 +62,73 @@ enum PassOverhead {
         .entry, .beforeTimers, .beforeSources, .beforeWaiting, .afterWaiting, .exit,
     ]
 
-    /// Total wall ns for `passes` passes.
+    /// Total wall ns for `passes` passes. Checks that the peer made the callouts a pass of
+    /// this shape makes: poll = entry, beforeTimers, beforeSources, exit per run; wake =
+    /// beforeTimers, beforeSources, beforeWaiting, afterWaiting per pass, plus one entry and
+    /// one exit.
     private static func run(_ shape: Shape, on peer: Peer, passes: Int) -> Int64 {
-        let callouts = Counter()
+        var (callouts, passesDone) = (0, 0)
+        /// Every peer's observer: in the wake shape it wakes the loop before it waits, and
+        /// stops it after the last pass.
+        func observe(_ activity: EVRunLoop.Activity, wake: () -> Void, stop: () -> Void) {
+            callouts += 1
+            guard shape == .wake else { return }
+            if activity == .beforeWaiting { wake() }
+            if activity == .afterWaiting {
+                passesDone += 1
+                if passesDone == passes { stop() }
+            }
+        }
+        let start: Int64
+        let cleanUp: () -> Void
         switch peer {
         case .runLoopKit:
             let loop = EVRunLoop.current
             let keepAlive = EVTimer(interval: 3600, repeats: false) { _ in }
             loop.add(keepAlive, forMode: .default)
-            var passesDone = 0
             for activity in activities {
                 loop.add(EVObserver(activities: activity) { _, activity in
-                    callouts.value += 1
-                    guard shape == .wake else { return }
-                    if activity == .beforeWaiting { loop.wakeUp() }
-                    if activity == .afterWaiting {
-                        passesDone += 1
-                        if passesDone == passes { loop.stop() }
-                    }
+                    observe(activity, wake: { loop.wakeUp() }, stop: { loop.stop() })
                 }, forMode: .default)
             }
-            let start = Clock.monotonic()
+            start = Clock.monotonic()
             switch shape {
             case .poll: for _ in 0..<passes { loop.run(mode: .default, for: .zero) }
             case .wake: loop.run(mode: .default, for: .seconds(3600))
             }
-            let total = Clock.monotonic() - start
-            keepAlive.invalidate()
-            check(callouts.value, shape: shape, passes: passes, peer: peer)
-            return total
+            cleanUp = { keepAlive.invalidate() }
         case .libev:
             var total: Int64 = 0
-            let status = lb_pass_overhead(Int32(passes), shape == .wake ? 1 : 0, &total)
-            precondition(status == 0, "lb_pass_overhead failed")
+            precondition(lb_pass_overhead(Int32(passes), shape == .wake ? 1 : 0, &total) == 0, "lb_pass_overhead failed")
             return total
         case .foundation:
             let cfLoop = CFRunLoopGetCurrent()!
             let keepAlive = Timer(fire: Date(timeIntervalSinceNow: 3600), interval: 0, repeats: false) { _ in }
             RunLoop.current.add(keepAlive, forMode: .default)
-            var passesDone = 0
-            var observers: [CFRunLoopObserver] = []
-            for activity in activities {
-                let observer = CFRunLoopObserverCreateWithHandler(
-                    nil, CFOptionFlags(activity.rawValue), true, 0
-                ) { _, cfActivity in
-                    callouts.value += 1
-                    guard shape == .wake else { return }
-                    let activity = EVRunLoop.Activity(rawValue: UInt(cfActivity.rawValue))
-                    if activity == .beforeWaiting { CFRunLoopWakeUp(cfLoop) }
-                    if activity == .afterWaiting {
-                        passesDone += 1
-                        if passesDone == passes { CFRunLoopStop(cfLoop) }
-                    }
+            let observers = activities.map { activity in
+                let observer = CFRunLoopObserverCreateWithHandler(nil, CFOptionFlags(activity.rawValue), true, 0) { _, cf in
+                    observe(EVRunLoop.Activity(rawValue: UInt(cf.rawValue)), wake: { CFRunLoopWakeUp(cfLoop) },
+                            stop: { CFRunLoopStop(cfLoop) })
                 }!
                 CFRunLoopAddObserver(cfLoop, observer, kCFRunLoopDefaultMode)
-                observers.append(observer)
+                return observer
             }
-            let start = Clock.monotonic()
+            start = Clock.monotonic()
             switch shape {
             case .poll: for _ in 0..<passes { CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0, false) }
             case .wake: CFRunLoopRunInMode(kCFRunLoopDefaultMode, 3600, false)
             }
-            let total = Clock.monotonic() - start
-            for observer in observers { CFRunLoopObserverInvalidate(observer) }
-            keepAlive.invalidate()
-            check(callouts.value, shape: shape, passes: passes, peer: peer)
-            return total
+            cleanUp = {
+                for observer in observers { CFRunLoopObserverInvalidate(observer) }
+                keepAlive.invalidate()
+            }
         default:
             fatalError("loop-bench pass: \(peer.rawValue) has no loop pass")
         }
-    }
-
-    /// Stops the benchmark if a peer did not make the callouts a pass of this shape makes:
-    /// poll = entry, beforeTimers, beforeSources, exit per run; wake = beforeTimers,
-    /// beforeSources, beforeWaiting, afterWaiting per pass, plus one entry and one exit.
-    private static func check(_ callouts: Int, shape: Shape, passes: Int, peer: Peer) {
+        let total = Clock.monotonic() - start
+        cleanUp()
         let expected = shape == .poll ? 4 * passes : 4 * passes + 2
-        precondition(callouts == expected,
-                     "loop-bench pass/\(shape) on \(peer.rawValue): \(callouts) observer callouts, expected \(expected)")
+        precondition(callouts == expected, "loop-bench pass/\(shape) on \(peer.rawValue): \(callouts) observer callouts, expected \(expected)")
+        return total
     }
 }

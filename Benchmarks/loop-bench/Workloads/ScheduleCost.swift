@@ -24,50 +24,37 @@ enum ScheduleCost {
         }
     }
 
-    static let unavailable: [Peer: String] = [
-        .taskSleep: "a task registers its sleep inside itself, asynchronously: there is no synchronous add to time",
-        .timerSequence: "a task registers its sleep inside itself, asynchronously: there is no synchronous add to time",
-    ]
+    static let unavailable: [Peer: String] = [.taskSleep: noAdd, .timerSequence: noAdd]
+    static let noAdd = "a task registers its sleep inside itself, asynchronously: there is no synchronous add to time"
 
     static func measure(_ plan: Plan) -> [Row] {
-        var rows: [Row] = []
-        for count in plan.scheduleCounts {
+        plan.scheduleCounts.flatMap { count in
             let input = Input(count: count)
             // RunLoopKit and libev in interleaved pairs of fresh processes, the rest here.
             var pairPlan = plan
             pairPlan.pairs = plan.schedulePairs
             let pairs = Pairs.run(name, plan: pairPlan, arguments: [String(count)])
-            var schedule: [Peer: [Double]] = [:]
-            var invalidate: [Peer: [Double]] = [:]
-            for _ in 0..<plan.repetitions {
-                for peer in PairsOnly.others(plan.peers, count: count) where unavailable[peer] == nil {
-                    let (add, stop) = measureOnce(input, on: peer)
-                    schedule[peer, default: []].append(add)
-                    invalidate[peer, default: []].append(stop)
-                }
-            }
-            let unavailable = PairsOnly.unavailable(unavailable, count: count)
-            rows.append(Row.make(name, "create + add per timer, N = \(count.grouped)", unit: "ns",
-                                 values: schedule, unavailable: unavailable)
-                .paired(pairs, figure: 0)
-                .withRatioGoal("≤ 8× libev", to: .libev, bound: 8))
-            rows.append(Row.make(name, "invalidate per timer, N = \(count.grouped)", unit: "ns",
-                                 values: invalidate, unavailable: unavailable)
-                .paired(pairs, figure: 1)
-                .withRatioGoal("≤ 4× libev", to: .libev, bound: 4))
+            let peers = Pairs.others(plan.peers, count: count).filter { unavailable[$0] == nil }
+            let figures = plan.repeated(peers, figures: 2) { measureOnce(input, on: $0) }
+            let reasons = Pairs.unavailable(unavailable, count: count)
+            return [
+                Row.make(name, "create + add per timer, N = \(count.grouped)", unit: "ns", values: figures[0], unavailable: reasons)
+                    .paired(pairs, figure: 0).withRatioGoal("≤ 8× libev", to: .libev, bound: 8),
+                Row.make(name, "invalidate per timer, N = \(count.grouped)", unit: "ns", values: figures[1], unavailable: reasons)
+                    .paired(pairs, figure: 1).withRatioGoal("≤ 4× libev", to: .libev, bound: 4),
+            ]
         }
-        return rows
     }
 
     /// ns per create + add and per invalidate, from the second of two rounds.
-    static func measureOnce(_ input: Input, on peer: Peer) -> (Double, Double) {
+    static func measureOnce(_ input: Input, on peer: Peer) -> [Double] {
         // An untimed round first, on the same thread and loop: the timed round then finds
         // malloc's arena grown and measures the loop, not page faults.
         let (add, stop) = peer == .nio
             ? NIOLoop.onLoop { twoRounds(input, on: peer) }
             : onFreshThread { twoRounds(input, on: peer) }
         let count = Double(input.after.count)
-        return (Double(add) / count, Double(stop) / count)
+        return [Double(add) / count, Double(stop) / count]
     }
 
     /// An untimed round, then a timed one, in one room.
@@ -94,9 +81,8 @@ enum ScheduleCost {
     /// thread (the lowest: a neighbour's burst on the shared machine only ever adds). malloc
     /// keeps what the untimed round freed, as a long-running process's would have it.
     static func child(_ arguments: [String]) {
-        guard arguments.count == 2, let peer = Peer(key: arguments[0]), let count = Int(arguments[1]) else {
-            fatalError("loop-bench schedule child: expected a peer and a count, got \(arguments)")
-        }
+        let (peer, a) = Pairs.arguments(arguments, of: name, numbers: 1)
+        let count = Int(a[0])
         lb_keep_freed_memory()
         let input = Input(count: count)
         let rounds = onFreshThread {
