@@ -4,12 +4,16 @@ import Foundation
 /// `loop-bench --check`: the gated instruction rows, each counted by callgrind in a probe
 /// that never waits (``GateProbes``), against the committed thresholds in
 /// Benchmarks/Thresholds.json (as swift-nio's Benchmarks/Thresholds). A row fails when its
-/// count exceeds its threshold by more than ``tolerance``; the metrics row also fails when a
+/// count exceeds its threshold by more than ``tolerance`` in each of ``attempts`` counts (a
+/// busy machine only ever adds: create + add reads the clock where a preempted anchor read
+/// leaves the CPU's counter no bounds); the metrics row also fails when a
 /// callout with metrics on costs more than one counter read plus ``metricsAllowance``
 /// instructions over one without. Time rows are never gated: they move with the machine.
 enum Gates {
     /// How far above its threshold a row may count.
     static let tolerance = 0.02
+    /// How many times a row over its bound is counted before it fails; the lowest count stands.
+    static let attempts = 3
     /// Instructions a callout may cost with metrics on beyond one counter read.
     static let metricsAllowance = 30.0
 
@@ -77,10 +81,15 @@ enum Gates {
         let thresholds = try JSONDecoder().decode([String: Double].self, from: Data(contentsOf: URL(fileURLWithPath: thresholdsPath)))
         var failures: [String] = []
         for gate in all {
-            let count = counts[gate.key]!
             guard let threshold = thresholds[gate.key] else {
                 failures.append("\(gate.key): no threshold in \(thresholdsPath)")
                 continue
+            }
+            var count = counts[gate.key]!
+            for _ in 1..<attempts where count > threshold * (1 + tolerance) {
+                let again = callgrind.count(in: gate.function, probe: gate.mode, gate.arguments, peer: .runLoopKit)
+                print("again \(gate.key): \(format(count)) over its bound, recounted \(format(again.perOperation))")
+                count = min(count, (again.perOperation * 10).rounded() / 10)
             }
             let passed = count <= threshold * (1 + tolerance)
             print("\(passed ? "ok  " : "FAIL") \(gate.key): \(format(count)) \(gate.metric); threshold \(format(threshold)) (+\(Int(tolerance * 100)) %)")
