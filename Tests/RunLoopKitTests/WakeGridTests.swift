@@ -116,35 +116,49 @@ struct WakeGridTests {
     @Test("on the real loop, a lone tolerant timer waits for the machine's grid point; per loop it does not")
     func realLoopUsesMachineGrid() {
         for coalescing in [EVRunLoop.TimerCoalescing.sharedGrid, .perLoop] {
-            let (date, expected, fired) = onFreshThread { () -> (Int64, Int64, Int64) in
-                let loop = EVRunLoop.current
-                loop.timerCoalescing = coalescing
-                // A date 100 ms ahead whose grid point lies at least 40 ms later, the same for
-                // any reserve from 1 to 5 ms (the reserve follows the measured oversleep).
-                var date = loop.now.nanoseconds + 100 * Self.ms
-                func point(_ reserve: Int64) -> Int64? {
-                    WakeGrid.machine.place(WakeWindow(first: date, served: date, latest: date + 100 * Self.ms, precise: false),
-                                           reserve: reserve)
+            // Per loop, the timer fires at its date: a loaded machine can wake the loop past
+            // the grid point all the same, so up to three tries, one of which must be early.
+            var firedBeforeGridPoint: [Bool] = []
+            for _ in 0..<(coalescing == .perLoop ? 3 : 1) {
+                let (date, expected, fired) = Self.fireLoneTolerantTimer(coalescing)
+                #expect(fired >= date)
+                // Generous: a loaded machine may wake us late, but never before the armed instant.
+                #expect(fired <= date + 100 * Self.ms + 200 * Self.ms)
+                if coalescing == .sharedGrid {
+                    #expect(fired >= expected, "fired \((fired - date) / Self.ms) ms after its date, grid point at \((expected - date) / Self.ms) ms")
                 }
-                while !(point(Self.ms) == point(5 * Self.ms) && (point(Self.ms) ?? 0) >= date + 40 * Self.ms) {
-                    date += Self.ms
-                }
-                let fired = LoopBox<Int64>(0)
-                loop.add(EVTimer(fireAt: EVRunLoop.Instant(nanoseconds: date), tolerance: .milliseconds(100)) { _ in
-                    fired.value = loop.now.nanoseconds
-                    loop.stop()
-                }, forMode: .default)
-                loop.run(mode: .default, for: .seconds(2))
-                return (date, point(Self.ms)!, fired.value)
+                firedBeforeGridPoint.append(fired < expected)
+                if fired < expected { break }
             }
-            #expect(fired >= date)
-            // Generous: a loaded machine may wake us late, but never before the armed instant.
-            #expect(fired <= date + 100 * Self.ms + 200 * Self.ms)
-            if coalescing == .sharedGrid {
-                #expect(fired >= expected, "fired \((fired - date) / Self.ms) ms after its date, grid point at \((expected - date) / Self.ms) ms")
-            } else {
-                #expect(fired < expected, "per loop: fires at its date, not at the grid point")
+            if coalescing == .perLoop {
+                #expect(firedBeforeGridPoint.contains(true), "per loop: fires at its date, not at the grid point (\(firedBeforeGridPoint.count) tries)")
             }
+        }
+    }
+
+    /// On a fresh thread's loop with `coalescing`: a lone timer 100 ms tolerant at a date
+    /// 100 ms ahead whose machine grid point lies at least 40 ms later, the same for any
+    /// reserve from 1 to 5 ms (the reserve follows the measured oversleep). Returns the date,
+    /// the grid point and when the timer fired.
+    static func fireLoneTolerantTimer(_ coalescing: EVRunLoop.TimerCoalescing) -> (date: Int64, gridPoint: Int64, fired: Int64) {
+        onFreshThread { () -> (Int64, Int64, Int64) in
+            let loop = EVRunLoop.current
+            loop.timerCoalescing = coalescing
+            var date = loop.now.nanoseconds + 100 * Self.ms
+            func point(_ reserve: Int64) -> Int64? {
+                WakeGrid.machine.place(WakeWindow(first: date, served: date, latest: date + 100 * Self.ms, precise: false),
+                                       reserve: reserve)
+            }
+            while !(point(Self.ms) == point(5 * Self.ms) && (point(Self.ms) ?? 0) >= date + 40 * Self.ms) {
+                date += Self.ms
+            }
+            let fired = LoopBox<Int64>(0)
+            loop.add(EVTimer(fireAt: EVRunLoop.Instant(nanoseconds: date), tolerance: .milliseconds(100)) { _ in
+                fired.value = loop.now.nanoseconds
+                loop.stop()
+            }, forMode: .default)
+            loop.run(mode: .default, for: .seconds(2))
+            return (date, point(Self.ms)!, fired.value)
         }
     }
 }
