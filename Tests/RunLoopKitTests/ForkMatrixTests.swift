@@ -106,6 +106,9 @@ struct ForkScenario {
             let go = Self.makePipe()
             let pid = fork()
             if pid == 0 {
+                // Its own copy of the write end closed: if the scenario's process dies before
+                // it writes, the read ends (EOF), and the test's output pipe with it.
+                close(go.write)
                 var byte: UInt8 = 0
                 _ = read(go.read, &byte, 1)
                 _exit(0)
