@@ -150,7 +150,8 @@ package enum SignalClaims {
     }
 
     /// Records that a watch of `signal` stopped; after the last one, restores the
-    /// disposition the signal had before the first.
+    /// disposition the signal had before the first (for `SIGCHLD`, the one last taken back;
+    /// one installed over the fan-out since then stays).
     package static func release(_ signal: Int32) {
         withClaims { table in
             guard var claim = table[signal] else { return }
@@ -160,8 +161,14 @@ package enum SignalClaims {
                 return
             }
             table[signal] = nil
-            var previous = claim.previous
-            sigaction(signal, &previous, nil)
+            // SIGCHLD with another disposition installed over the fan-out since the last check
+            // (GLib's child watch, the program's handler) keeps it: that is what a take-back
+            // just before this release would have made the one to restore; putting back the
+            // one before would silently drop the newcomer.
+            if signal != SIGCHLD || clibev_signal_disposition(signal) == 0 {
+                var previous = claim.previous
+                sigaction(signal, &previous, nil)
+            }
             // A restored handler that chains calls the fan-out: it must not be called back.
             clibev_signal_unchain(signal)
         }
