@@ -121,7 +121,15 @@ package enum SignalClaims {
         case 3: now = "now another handler"
         default: return  // sigaction cannot fail for a signal a source could watch
         }
-        misuse("\(call): signal \(signal)\(name(signal).map { " (\($0))" } ?? "") has a signal source, but its "
+        let named = "\(call): signal \(signal)\(name(signal).map { " (\($0))" } ?? "")"
+        if signal == SIGCHLD && disposition == 2 {
+            misuse("\(named) has a signal or child source, but it was set to be ignored behind RunLoopKit's back "
+                + "(\(now)): the kernel reaps every child as it exits, so no source learns of an exit or its "
+                + "status. Ignore SIGCHLD only while no such source lives; to leave no zombies, watch each child "
+                + "with a child source (EVSource(childProcess:)), which reaps it (a SIGCHLD handler of the "
+                + "program's own is kept, and called after RunLoopKit's).")
+        }
+        misuse("\(named) has a signal source, but its "
             + "disposition was changed behind RunLoopKit's back (\(now)): the source would never fire. Something "
             + "else in the process took the signal: signal(), sigaction(), or a DispatchSource signal source, as "
             + "swift-service-lifecycle's ServiceGroup makes for its gracefulShutdownSignals. Give the signal one "
