@@ -121,7 +121,15 @@ package enum SignalClaims {
         case 3: now = "now another handler"
         default: return  // sigaction cannot fail for a signal a source could watch
         }
-        misuse("\(call): signal \(signal)\(name(signal).map { " (\($0))" } ?? "") has a signal source, but its "
+        let named = "\(call): signal \(signal)\(name(signal).map { " (\($0))" } ?? "")"
+        if signal == SIGCHLD && disposition == 2 {
+            misuse("\(named) has a signal or child source, but it was set to be ignored behind RunLoopKit's back "
+                + "(\(now)): the kernel reaps every child as it exits, so no source learns of an exit or its "
+                + "status. Ignore SIGCHLD only while no such source lives; to leave no zombies, watch each child "
+                + "with a child source (EVSource(childProcess:)), which reaps it (a SIGCHLD handler of the "
+                + "program's own is kept, and called after RunLoopKit's).")
+        }
+        misuse("\(named) has a signal source, but its "
             + "disposition was changed behind RunLoopKit's back (\(now)): the source would never fire. Something "
             + "else in the process took the signal: signal(), sigaction(), or a DispatchSource signal source, as "
             + "swift-service-lifecycle's ServiceGroup makes for its gracefulShutdownSignals. Give the signal one "
@@ -150,7 +158,8 @@ package enum SignalClaims {
     }
 
     /// Records that a watch of `signal` stopped; after the last one, restores the
-    /// disposition the signal had before the first.
+    /// disposition the signal had before the first (for `SIGCHLD`, the one last taken back;
+    /// one installed over the fan-out since then stays).
     package static func release(_ signal: Int32) {
         withClaims { table in
             guard var claim = table[signal] else { return }
@@ -160,8 +169,14 @@ package enum SignalClaims {
                 return
             }
             table[signal] = nil
-            var previous = claim.previous
-            sigaction(signal, &previous, nil)
+            // SIGCHLD with another disposition installed over the fan-out since the last check
+            // (GLib's child watch, the program's handler) keeps it: that is what a take-back
+            // just before this release would have made the one to restore; putting back the
+            // one before would silently drop the newcomer.
+            if signal != SIGCHLD || clibev_signal_disposition(signal) == 0 {
+                var previous = claim.previous
+                sigaction(signal, &previous, nil)
+            }
             // A restored handler that chains calls the fan-out: it must not be called back.
             clibev_signal_unchain(signal)
         }

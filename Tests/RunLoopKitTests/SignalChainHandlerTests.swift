@@ -175,6 +175,33 @@ struct SignalChainHandlerTests {
         #expect(text.hasPrefix("PASS"), "\(text)")
     }
 
+    @Test("a handler installed over RunLoopKit's just before the last release stays: the release does not put back the one before")
+    func handlerInstalledJustBeforeLastRelease() async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            let loop = Self.loopOfThisThread()
+            Self.install(Self.plainAction(plainHandler))
+            let source = EVSource(signal: SIGCHLD) { _ in }
+            loop.add(source, forMode: .default)  // chains the plain handler
+            loop.run(mode: .default, for: .milliseconds(10))
+            // Installed over RunLoopKit's (as GLib's child watch installs its own), and the
+            // last source goes before any pass takes SIGCHLD back.
+            let later = Self.siginfoAction(infoHandler)
+            Self.install(later)
+            source.invalidate()
+            var now = sigaction()
+            sigaction(SIGCHLD, nil, &now)
+            let kept = Self.handlerAddress(now) == Self.handlerAddress(later) && now.sa_flags & SA_SIGINFO != 0
+            let putBack = Self.handlerAddress(now) == Self.handlerAddress(Self.plainAction(plainHandler))
+            FileHandle.standardError.write(Data((
+                "\(kept ? "PASS" : "FAIL"): after the last release SIGCHLD's handler is "
+                    + "\(kept ? "the one installed last" : putBack ? "the one before, put back over the one installed last" : "neither")\n").utf8))
+            exit(0)
+        }
+        let text = Self.standardError(result)
+        print(text)
+        #expect(text.hasPrefix("PASS"), "\(text)")
+    }
+
     @Test("a chaining handler runs once per arrival, while taken back and after the last release")
     func chainingHandlerOncePerArrival() async {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {

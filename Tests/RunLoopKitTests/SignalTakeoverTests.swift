@@ -49,6 +49,24 @@ struct SignalTakeoverTests {
         #expect(text.contains("now ignored (SIG_IGN)"), "\(text)")
     }
 
+    /// The idiom of daemons that want no zombies: the kernel then reaps every child at its
+    /// exit, and neither a `SIGCHLD` source nor a child source can learn of one.
+    @Test("SIGCHLD set to SIG_IGN behind its source's back: the message says what that does and what to do instead")
+    func childSignalIgnored() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let thread = Self.loopWatching(SIGCHLD)
+            signal(SIGCHLD, SIG_IGN)
+            Self.passes(of: thread)
+            exit(0)
+        }
+        let text = Self.standardError(result)
+        #expect(text.contains("signal \(SIGCHLD) (SIGCHLD)"), "\(text)")
+        #expect(text.contains("now ignored (SIG_IGN)"), "\(text)")
+        #expect(text.contains("the kernel reaps every child"), "\(text)")
+        #expect(text.contains("EVSource(childProcess:"), "\(text)")
+        #expect(!text.contains("ServiceGroup"), "\(text)")
+    }
+
     /// SIGUSR2 as a ServiceGroup's signal would be; SIGCHLD, which is taken back from other
     /// handlers but not from libdispatch's: its signalfd takes an arrival before the loop's
     /// handler runs about as often as not, and the loop's sources would miss those.
