@@ -651,11 +651,10 @@ private final class Watcher {
     deinit { raw.deallocate() }
 
     private static let callback: clibev_callback = { _, watcher, _ in
-        // The backend holds the watcher while it is started: no retain per event.
-        Unmanaged<Watcher>.fromOpaque(clibev_watcher_data(watcher)!)._withUnsafeGuaranteedRef { me in
-            guard let owner = me.owner else { return }  // stopped
-            if let handler = me.handler { handler(owner, me.token) } else { owner.report(me.token) }
-        }
+        // The backend holds the watcher while it is started.
+        let me = Unmanaged<Watcher>.fromOpaque(clibev_watcher_data(watcher)!).takeUnretainedValue()
+        guard let owner = me.owner else { return }  // stopped
+        if let handler = me.handler { handler(owner, me.token) } else { owner.report(me.token) }
     }
 
     /// `ev_io_init` + `ev_io_start`. A nil `handler`: each event is reported to the owner's

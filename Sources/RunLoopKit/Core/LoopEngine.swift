@@ -166,7 +166,7 @@ final class LoopEngine {
         guard trace == nil, stallWatch == nil, let measuring else { return beginWatchedCallout(event(), due: due, after: chain) }
         // The metrics alone, inlined: no trace entry, no stall watch, no event made.
         let start = chain != .min ? chain : calloutNow()
-        if due != .min { measuring._withUnsafeGuaranteedRef { $0.recordLateness(nanos: start &- due) } }
+        if due != .min { measuring.takeUnretainedValue().recordLateness(nanos: start &- due) }
         return CalloutMark(recorders: CalloutMark.measured, kind: kind ?? event().calloutKind, number: -1, start: start,
                            started: 0, traceID: nil, watchID: nil)
     }
@@ -194,11 +194,11 @@ final class LoopEngine {
         var started: Int64 = 0
         if let watch {
             recorders |= CalloutMark.watched
-            started = watch._withUnsafeGuaranteedRef { $0.begin(kind, label: event.calloutLabel) }
+            started = watch.takeUnretainedValue().begin(kind, label: event.calloutLabel)
         }
         if let measuring {
             recorders |= CalloutMark.measured
-            if due != .min { measuring._withUnsafeGuaranteedRef { $0.recordLateness(nanos: start &- due) } }
+            if due != .min { measuring.takeUnretainedValue().recordLateness(nanos: start &- due) }
         }
         return CalloutMark(recorders: recorders, kind: kind, number: number, start: start, started: started,
                            traceID: traced?.toOpaque(), watchID: watch?.toOpaque())
@@ -216,7 +216,7 @@ final class LoopEngine {
         // The metrics alone, inlined: the label is made only for a new longest callout.
         let end = calloutNow()
         guard let measuring else { return .min }  // turned off by the callout
-        if measuring._withUnsafeGuaranteedRef({ $0.recordCallout(mark.kind, nanos: end &- mark.start) }) {
+        if measuring.takeUnretainedValue().recordCallout(mark.kind, nanos: end &- mark.start) {
             recordLongest(mark, until: end, event())
         }
         return end
@@ -269,7 +269,7 @@ final class LoopEngine {
                 traced._withUnsafeGuaranteedRef { $0.finish(mark.number, at: Instant(nanoseconds: end)) }
             }
             if mark.recorders & CalloutMark.measured != 0, let measuring,
-               measuring._withUnsafeGuaranteedRef({ $0.recordCallout(mark.kind, nanos: end &- mark.start) }) {
+               measuring.takeUnretainedValue().recordCallout(mark.kind, nanos: end &- mark.start) {
                 recordLongest(mark, until: end, event())
             }
         }
