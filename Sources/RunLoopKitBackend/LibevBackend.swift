@@ -78,17 +78,17 @@ final class LibevBackend: Backend, @unchecked Sendable {
     private var latestLateNow: Int64 = .min
     /// The descriptor watchers, indexed by their token (a slot of the loop's
     /// `WatchTable`), and how many there are.
-    /// Both skip Swift's dynamic exclusivity checks: loop thread only, no access spans a callout.
+    /// `watchers` skips Swift's dynamic exclusivity checks: loop thread only, no access spans
+    /// a callout.
     @exclusivity(unchecked) private var watchers: [Watcher?] = []
-    @exclusivity(unchecked) private var watchCount = 0
+    private var watchCount = 0
     /// This loop's registration with the signal handler (created at its first signal
     /// watch), and the tokens watching each signal.
     private var signalReceiver: OpaquePointer?
     private var signalWatches: [Int32: [Int]] = [:]
-    /// Whether `signalWatches` has any, asked before every wait (``verifySignals()``): a
-    /// Bool without Swift's dynamic exclusivity check, loop thread only, no access spanning
-    /// a callout.
-    @exclusivity(unchecked) private var watchesSignals = false
+    /// Whether `signalWatches` has any, asked before every wait (``verifySignals()``); loop
+    /// thread only.
+    private var watchesSignals = false
     /// Whether tolerant wakes go on ``WakeGrid/machine`` (see ``tolerantTarget(_:)``).
     var usesSharedGrid = false
     /// libev's backend descriptor (``pollDescriptor``): -2 until first asked, -1 if the
@@ -651,11 +651,10 @@ private final class Watcher {
     deinit { raw.deallocate() }
 
     private static let callback: clibev_callback = { _, watcher, _ in
-        // The backend holds the watcher while it is started: no retain per event.
-        Unmanaged<Watcher>.fromOpaque(clibev_watcher_data(watcher)!)._withUnsafeGuaranteedRef { me in
-            guard let owner = me.owner else { return }  // stopped
-            if let handler = me.handler { handler(owner, me.token) } else { owner.report(me.token) }
-        }
+        // The backend holds the watcher while it is started.
+        let me = Unmanaged<Watcher>.fromOpaque(clibev_watcher_data(watcher)!).takeUnretainedValue()
+        guard let owner = me.owner else { return }  // stopped
+        if let handler = me.handler { handler(owner, me.token) } else { owner.report(me.token) }
     }
 
     /// `ev_io_init` + `ev_io_start`. A nil `handler`: each event is reported to the owner's

@@ -52,10 +52,11 @@ import Glibc
         case reused
     }
 
-    // Both skip Swift's dynamic exclusivity checks (read before every descriptor callout):
-    // they are used on the loop's thread only, and no access spans a call out of this type.
+    // `generations` skips Swift's dynamic exclusivity checks (read before every descriptor
+    // callout): it is used on the loop's thread only, and no access spans a call out of this
+    // type.
     /// The epoll instance, made at the first registration; -1 before, or if it could not be.
-    @exclusivity(unchecked) private var epoll: Int32 = -1
+    private var epoll: Int32 = -1
     /// Per descriptor number, how many files were registered under it.
     @exclusivity(unchecked) private var generations: [UInt64] = []
 

@@ -103,10 +103,10 @@ extension EVTimer {
         UnsafeRawPointer(bitPattern: address).map { Unmanaged.fromOpaque($0) }
     }
 
-    /// Calls `body` with the timer's extras, if it has any, without reference counting.
+    /// Calls `body` with the timer's extras, if it has any.
     @inline(__always)
     func withExtras<Result>(_ body: (TimerExtras) -> Result) -> Result? {
-        Self.extras(at: extrasAddress.load(ordering: .acquiring))?._withUnsafeGuaranteedRef(body)
+        Self.extras(at: extrasAddress.load(ordering: .acquiring)).map { body($0.takeUnretainedValue()) }
     }
 
     /// The timer's extras, made now if it has none. Where the schedule may be written only.
@@ -126,7 +126,7 @@ extension EVTimer {
         get { withExtras { $0.toleranceNanos } ?? 0 }
         set {
             guard newValue != 0 || extrasAddress.load(ordering: .acquiring) != 0 else { return }
-            madeExtras._withUnsafeGuaranteedRef { $0.toleranceNanos = newValue }
+            madeExtras.takeUnretainedValue().toleranceNanos = newValue
         }
     }
     /// The end of the tolerance; a fire date at the end of the clock stays there ("never").

@@ -314,21 +314,16 @@ extension LoopEngine {
         // A run's mode is handed to the trace once, at its `entry`.
         if let trace { traceRecord(trace, .event(.activity(activity)), entering: activity == .entry ? state.mode : nil) }
         guard state.observerMask & activity.rawValue != 0 else { return }
-        // The snapshot keeps every observer in it alive: no reference counting per observer.
-        let snapshot = state.observers(of: activity)
-        snapshot.withUnsafeBufferPointer { observers in
-            for element in observers {
-                Unmanaged.passUnretained(element)._withUnsafeGuaranteedRef { observer in
-                    guard observer.isValid, !observer.isFiring else { return }
-                    observer.isFiring = true
-                    stats.observerCallouts += 1
-                    let mark = beginCallout(.observer(observer.label ?? "observer", activity))
-                    observer.callout(observer, activity)
-                    endCallout(mark, .observer(observer.label ?? "observer", activity))
-                    observer.isFiring = false
-                    if !observer.repeats { observer.invalidate() }
-                }
-            }
+        // The snapshot keeps every observer in it alive while its callouts change the mode.
+        for observer in state.observers(of: activity) {
+            guard observer.isValid, !observer.isFiring else { continue }
+            observer.isFiring = true
+            stats.observerCallouts += 1
+            let mark = beginCallout(.observer(observer.label ?? "observer", activity))
+            observer.callout(observer, activity)
+            endCallout(mark, .observer(observer.label ?? "observer", activity))
+            observer.isFiring = false
+            if !observer.repeats { observer.invalidate() }
         }
     }
 

@@ -25,7 +25,7 @@ final class LoopEngine {
 
     /// The facade that owns this engine, unretained (the facade holds the engine, and the
     /// engine runs only inside the facade's calls); set once, by ``attach(to:)``.
-    @exclusivity(unchecked) private(set) var facade: Unmanaged<EVRunLoop>?
+    private(set) var facade: Unmanaged<EVRunLoop>?
     /// The facade, without reference counting where the caller's use allows.
     var loop: EVRunLoop { facade!.takeUnretainedValue() }
     let backend: any Backend
@@ -36,17 +36,17 @@ final class LoopEngine {
 
     // The hottest of these skip Swift's dynamic exclusivity checks (`@exclusivity(unchecked)`):
     // no access to them spans a callout, so accesses never overlap.
-    @exclusivity(unchecked) var modes: [Mode: ModeState] = [:]
+    var modes: [Mode: ModeState] = [:]
     var commonModeSet: Set<Mode> = [.default]
     /// The last answer of ``resolve(_:)``; cleared when the common modes change.
-    @exclusivity(unchecked) var lastResolved: ResolvedMode?
+    var lastResolved: ResolvedMode?
     /// The state of the last concrete mode a timer was added to (adds to one mode in a row
     /// skip resolving it); its state is unowned: a loop never drops a mode state it holds in
     /// `modes` (``letGoOfEverything()`` clears this with them).
-    @exclusivity(unchecked) var lastTimerMode: Mode?
-    @exclusivity(unchecked) var lastTimerState: Unmanaged<ModeState>?
+    var lastTimerMode: Mode?
+    var lastTimerState: Unmanaged<ModeState>?
     /// The state the last run started with (a mode state, once made, is never replaced).
-    @exclusivity(unchecked) var lastRunState: ModeState?
+    var lastRunState: ModeState?
     var commonObservers = Members<EVObserver>()
     @exclusivity(unchecked) var commonTimers = Members<EVTimer>()
     var commonSources = Members<EVSource>()
@@ -54,11 +54,11 @@ final class LoopEngine {
     @exclusivity(unchecked) var runStack: [ModeState] = []
     @exclusivity(unchecked) var blocks: [QueuedBlock] = []
     /// The buffer ``drainInbox()`` trades for the inbox's tasks, empty between drains.
-    @exclusivity(unchecked) var spareTasks: [@Sendable (LoopEngine) -> Void] = []
+    var spareTasks: [@Sendable (LoopEngine) -> Void] = []
     /// The backend's watches (signal sources, and the descriptor sources of `armedState`).
     @exclusivity(unchecked) var watches = WatchTable()
     /// The mode whose descriptor sources are watched: the running mode, or the last one run.
-    @exclusivity(unchecked) var armedState: ModeState?
+    var armedState: ModeState?
     /// Descriptor sources added to `armedState` while no run was in progress, to be watched
     /// when the next run of it starts (their descriptors are checked then).
     @exclusivity(unchecked) var pendingArms: [EVSource] = []
@@ -75,19 +75,19 @@ final class LoopEngine {
     var inotifyArmedSources = 0
     /// Sources the backend reported ready and that have not fired yet, in report order.
     @exclusivity(unchecked) var readySources: [EVSource] = []
-    @exclusivity(unchecked) var wallClockWasSet = false
+    var wallClockWasSet = false
     /// The monotonic instant of the pass's wake (``EVRunLoop/wakeInstant``).
-    @exclusivity(unchecked) var lastWakeInstant: Instant?
+    var lastWakeInstant: Instant?
     /// ``lastWakeDate`` once a callout of the pass asked for it.
     private var lastWakeDateCache: Date?
     /// The deadline that ended the current pass's wait, if one did (``EVRunLoop/wakeDeadline``).
-    @exclusivity(unchecked) var lastWakeDeadline: Instant?
-    @exclusivity(unchecked) var stats = Statistics()
+    var lastWakeDeadline: Instant?
+    var stats = Statistics()
     /// libdispatch's main queue as this loop services it (``EVRunLoop/main`` only).
     var mainQueue = MainQueueState()
     /// Jobs of the loop's executor waiting to run, the batch running, and whether one runs.
     @exclusivity(unchecked) var jobs: [QueuedJob] = []
-    @exclusivity(unchecked) var runningJobs: [QueuedJob] = []
+    var runningJobs: [QueuedJob] = []
     var isRunningJobs = false
     /// The run another loop drives through the poll descriptor, while one is open
     /// (`LoopEngine+Polled.swift`), and whether one of its calls is on the stack.
@@ -101,20 +101,20 @@ final class LoopEngine {
     var blockQueuedWhilePolled = false
 
     /// Records every activity and callout of this loop while set (``EVRunLoop/trace``).
-    @exclusivity(unchecked) var trace: Trace?
+    var trace: Trace?
 
     /// Reports callouts that run past a threshold while set (``EVRunLoop/reportStalls(over:_:)``).
-    @exclusivity(unchecked) var stallWatch: StallWatch?
+    var stallWatch: StallWatch?
 
     /// Records the loop's health figures while set (``EVRunLoop/recordsMetrics``), unretained:
     /// the facade's `metricsStore` holds them for the loop's life, so the fire path reads
     /// them with no reference counting.
-    @exclusivity(unchecked) var measuring: Unmanaged<LoopMetrics>?
+    var measuring: Unmanaged<LoopMetrics>?
     /// The metrics, for the paths that run once per pass or wait.
     var metrics: LoopMetrics? { measuring?.takeUnretainedValue() }
     /// While metrics are on and a run is in progress: the start of the loop's current busy
     /// stretch (its outermost run's start or its last wake, ns); nil otherwise.
-    @exclusivity(unchecked) var awakeSince: Int64?
+    var awakeSince: Int64?
     /// While metrics are on and a polled run's wait is another loop's: when it began (ns).
     var polledAsleepAt: Int64?
 
@@ -166,7 +166,7 @@ final class LoopEngine {
         guard trace == nil, stallWatch == nil, let measuring else { return beginWatchedCallout(event(), due: due, after: chain) }
         // The metrics alone, inlined: no trace entry, no stall watch, no event made.
         let start = chain != .min ? chain : calloutNow()
-        if due != .min { measuring._withUnsafeGuaranteedRef { $0.recordLateness(nanos: start &- due) } }
+        if due != .min { measuring.takeUnretainedValue().recordLateness(nanos: start &- due) }
         return CalloutMark(recorders: CalloutMark.measured, kind: kind ?? event().calloutKind, number: -1, start: start,
                            started: 0, traceID: nil, watchID: nil)
     }
@@ -194,11 +194,11 @@ final class LoopEngine {
         var started: Int64 = 0
         if let watch {
             recorders |= CalloutMark.watched
-            started = watch._withUnsafeGuaranteedRef { $0.begin(kind, label: event.calloutLabel) }
+            started = watch.takeUnretainedValue().begin(kind, label: event.calloutLabel)
         }
         if let measuring {
             recorders |= CalloutMark.measured
-            if due != .min { measuring._withUnsafeGuaranteedRef { $0.recordLateness(nanos: start &- due) } }
+            if due != .min { measuring.takeUnretainedValue().recordLateness(nanos: start &- due) }
         }
         return CalloutMark(recorders: recorders, kind: kind, number: number, start: start, started: started,
                            traceID: traced?.toOpaque(), watchID: watch?.toOpaque())
@@ -216,7 +216,7 @@ final class LoopEngine {
         // The metrics alone, inlined: the label is made only for a new longest callout.
         let end = calloutNow()
         guard let measuring else { return .min }  // turned off by the callout
-        if measuring._withUnsafeGuaranteedRef({ $0.recordCallout(mark.kind, nanos: end &- mark.start) }) {
+        if measuring.takeUnretainedValue().recordCallout(mark.kind, nanos: end &- mark.start) {
             recordLongest(mark, until: end, event())
         }
         return end
@@ -269,7 +269,7 @@ final class LoopEngine {
                 traced._withUnsafeGuaranteedRef { $0.finish(mark.number, at: Instant(nanoseconds: end)) }
             }
             if mark.recorders & CalloutMark.measured != 0, let measuring,
-               measuring._withUnsafeGuaranteedRef({ $0.recordCallout(mark.kind, nanos: end &- mark.start) }) {
+               measuring.takeUnretainedValue().recordCallout(mark.kind, nanos: end &- mark.start) {
                 recordLongest(mark, until: end, event())
             }
         }

@@ -43,7 +43,7 @@ struct LoopLink: ~Copyable, Sendable {
     private static let invalidBit: UInt = 1
 
     deinit {
-        Self.shared(in: word.load(ordering: .acquiring))?._withUnsafeGuaranteedRef { $0.unlinked() }
+        Self.shared(in: word.load(ordering: .acquiring))?.takeUnretainedValue().unlinked()
     }
 
     var isValid: Bool { word.load(ordering: .acquiring) & Self.invalidBit == 0 }
@@ -71,7 +71,7 @@ struct LoopLink: ~Copyable, Sendable {
         shared._withUnsafeGuaranteedRef { $0.linked() }  // the link's hold, taken before the address is published
         let (exchanged, found) = word.compareExchange(expected: 0, desired: mine, ordering: .acquiringAndReleasing)
         if exchanged { return .claimed(isFirst: true) }
-        shared._withUnsafeGuaranteedRef { $0.unlinked() }  // an invalidate or another claim came first
+        shared.takeUnretainedValue().unlinked()  // an invalidate or another claim came first
         return Self.claim(found: found, mine: mine)
     }
 

@@ -19,10 +19,10 @@ final class ModeState {
     /// hashing the mode's name to look it up in ``LoopEngine/commonModeSet`` cost more
     /// than the rest of the check.
     var isCommon: Bool
-    @exclusivity(unchecked) private var observerSet = Members<EVObserver>()
+    private var observerSet = Members<EVObserver>()
     /// The union of the observers' activities: lets a notification with no listener cost
     /// one test (CF's `_observerMask`).
-    @exclusivity(unchecked) private(set) var observerMask: UInt = 0
+    private(set) var observerMask: UInt = 0
     /// How many observers listen to each activity bit, to keep ``observerMask`` in O(1).
     private var listeners = [Int](repeating: 0, count: UInt.bitWidth)
     /// The mode's timers, ordered by fire date, with the coalesced wake.

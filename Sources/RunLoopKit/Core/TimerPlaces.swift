@@ -52,8 +52,15 @@ extension EVTimer {
         if firstPlace == nil {
             firstPlace = place
         } else {
-            madeExtras._withUnsafeGuaranteedRef { $0.otherPlaces.append(place) }
+            appendOtherPlace(place)
         }
+    }
+
+    /// A place after the first, in the extras (made now if need be). Out of line: the add
+    /// inlines ``appendPlace(_:)``, and most timers are in one mode.
+    @inline(never)
+    private func appendOtherPlace(_ place: TimerPlace) {
+        madeExtras.takeUnretainedValue().otherPlaces.append(place)
     }
 
     /// Removes and returns the place in `state`'s queue, if any.

@@ -325,8 +325,8 @@ struct TimerRecord {
     var isDeparted: Bool { bits & 1 != 0 }
 
     /// The timer; only for a record that is not ``isDeparted``.
-    var timer: Unmanaged<EVTimer> { Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped) }
+    var timer: Unmanaged<EVTimer> { Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits)!) }
 
     /// The timer's creation order: the tie-break for equal fire dates (read only on ties).
-    var sequence: UInt64 { isDeparted ? UInt64(bits >> 1) : timer._withUnsafeGuaranteedRef { $0.sequence } }
+    var sequence: UInt64 { isDeparted ? UInt64(bits >> 1) : timer.takeUnretainedValue().sequence }
 }

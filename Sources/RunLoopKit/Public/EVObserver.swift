@@ -28,7 +28,7 @@ public final class EVObserver {
 
     let callout: (EVObserver, EVRunLoop.Activity) -> Void
     /// Whether a callout of this observer is on the stack (nested runs skip it).
-    @exclusivity(unchecked) var isFiring = false  // loop thread only, plain reads and writes
+    var isFiring = false  // loop thread only
     /// The loop this observer was added to; an observer serves one loop only.
     weak var loop: EVRunLoop?
     private(set) var _isValid = true

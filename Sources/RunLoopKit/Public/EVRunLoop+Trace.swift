@@ -169,13 +169,13 @@ extension EVRunLoop {
             var modeSlot: Int32
         }
 
-        // No dynamic exclusivity checks (`@exclusivity(unchecked)`): a trace is used on its
-        // loop's thread, and no access to these spans a callout, so accesses never overlap.
-        // What the checks cost a callout: Benchmarks/PROFILING.md, "Watching a loop".
+        // All but `modes` skip Swift's dynamic exclusivity checks (`@exclusivity(unchecked)`):
+        // a trace is used on its loop's thread, and no access to these spans a callout, so
+        // accesses never overlap. What the checks cost a callout: Benchmarks/PROFILING.md,
+        // "Watching a loop".
         @exclusivity(unchecked) private var ring: [Record] = []
-        /// Each mode a recorded run ran, once. Loop thread (as the whole trace), unchecked as
-        /// the engine's fields are: read at every record.
-        @exclusivity(unchecked) private var modes: [Mode] = []
+        /// Each mode a recorded run ran, once. Loop thread (as the whole trace).
+        private var modes: [Mode] = []
         /// The slot of the mode of the run going on at each depth (depth 1 first), as the
         /// runs' `entry` steps recorded them. Loop thread, unchecked: read at every record.
         @exclusivity(unchecked) private var modeSlotAtDepth: [Int32] = []

@@ -119,18 +119,18 @@ public final class EVSource: @unchecked Sendable {
     /// ``atomicState``'s bit for an owned descriptor closed or disowned.
     private static let closedBit: UInt64 = 1 << 8
     /// What only this source's kind keeps (``KindState``). Written on the loop's thread only.
-    @exclusivity(unchecked) var state: KindState
+    var state: KindState
     /// Validity and the loop the source belongs to, changed together.
     let link = LoopLink()
-    // `isReady`, `watchToken` and `modes` skip Swift's dynamic exclusivity checks (read on
-    // every ready report and fire): they are used on the loop's thread only, and no access
-    // spans a callout.
+    // `isReady` and `modes` skip Swift's dynamic exclusivity checks (read on every ready
+    // report and fire): they are used on the loop's thread only, and no access spans a
+    // callout.
     /// Set when the backend reported the source ready during a wait (the source is then in
     /// the loop's ready list); consumed when the source fires. Loop thread only.
     @exclusivity(unchecked) var isReady = false
     /// The slot of the loop's ``WatchTable`` under which the backend watches the source's
     /// descriptor or signal; -1 while unwatched. Loop thread only.
-    @exclusivity(unchecked) var watchToken = -1
+    var watchToken = -1
     /// Whether the loop holds off watching the descriptor (an async sequence's source
     /// between an element and the consumer's next request). Loop thread only.
     var isPaused = false

@@ -51,7 +51,7 @@ public final class EVTimer: @unchecked Sendable {
     // Loop thread only (see above); plain reads and writes that never span a callout.
     /// Where the timer is queued in its first mode (the others are in its extras: see
     /// ``allPlaces``).
-    @exclusivity(unchecked) var firstPlace: TimerPlace?
+    var firstPlace: TimerPlace?
     /// `isFiring`, `fireDateSetInCallout`, `heldByPass` (bits 0–2) and the ``StartKind``
     /// (bits 4–6) in one byte, so the timer's small fields fit after `firstPlace`. Written
     /// on the loop's thread (or the creating thread, before the add); relaxed atomics, plain
@@ -60,7 +60,7 @@ public final class EVTimer: @unchecked Sendable {
     /// Whether the timer fires again every interval (a constant of its own, read anywhere).
     let repeats: Bool
     /// Queue releases left to the firing pass that holds the timer (see ``heldByPass``).
-    @exclusivity(unchecked) var releasesAfterFiring: UInt16 = 0
+    var releasesAfterFiring: UInt16 = 0
     /// The address of the timer's ``TimerExtras`` (retained, released in `deinit`); 0 while
     /// it has none. Set once, atomically: other threads read the label through it.
     let extrasAddress: Atomic<UInt>
