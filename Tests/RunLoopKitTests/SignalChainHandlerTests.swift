@@ -50,10 +50,6 @@ private func infoHandler(_ signal: Int32, _ info: UnsafeMutablePointer<siginfo_t
 /// In child processes: dispositions are the whole process's.
 @Suite("Real time: a program's SIGCHLD handlers over RunLoopKit's", .timeLimit(.minutes(2)))
 struct SignalChainHandlerTests {
-    static func standardError(_ result: ExitTest.Result?) -> String {
-        result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
-    }
-
     /// This thread's loop, from synchronous code (the child of a fork runs on the exit
     /// test's thread).
     static func loopOfThisThread() -> EVRunLoop { EVRunLoop.current }
@@ -123,7 +119,7 @@ struct SignalChainHandlerTests {
                     + "the chaining handler ran \(calls) times\n").utf8))
             withExtendedLifetime(source) { exit(0) }
         }
-        let text = Self.standardError(result)
+        let text = standardError(result)
         print(text)
         #expect(text.hasPrefix("PASS"), "\(text)")
     }
@@ -170,7 +166,7 @@ struct SignalChainHandlerTests {
             FileHandle.standardError.write(Data("\(problems.isEmpty ? "PASS" : "FAIL: " + problems.joined(separator: "; "))\n".utf8))
             exit(0)
         }
-        let text = Self.standardError(result)
+        let text = standardError(result)
         print(text)
         #expect(text.hasPrefix("PASS"), "\(text)")
     }
@@ -197,7 +193,7 @@ struct SignalChainHandlerTests {
                     + "\(kept ? "the one installed last" : putBack ? "the one before, put back over the one installed last" : "neither")\n").utf8))
             exit(0)
         }
-        let text = Self.standardError(result)
+        let text = standardError(result)
         print(text)
         #expect(text.hasPrefix("PASS"), "\(text)")
     }
@@ -231,7 +227,7 @@ struct SignalChainHandlerTests {
                     + "(\(restored ? "restored" : "not restored"))\n").utf8))
             exit(0)
         }
-        let text = Self.standardError(result)
+        let text = standardError(result)
         print(text)
         #expect(text.hasPrefix("PASS"), "\(text)")
     }

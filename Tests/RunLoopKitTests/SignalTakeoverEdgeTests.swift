@@ -10,10 +10,6 @@ import Testing
 @Suite("Real time: signal sources the takeover check lets run", .timeLimit(.minutes(10)))
 struct SignalTakeoverEdgeTests {
     /// The standard error an exit test observed, as text.
-    static func standardError(_ result: ExitTest.Result?) -> String {
-        result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
-    }
-
     /// This thread's loop, from synchronous code (the child of a fork runs on the exit
     /// test's thread).
     static func loopOfThisThread() -> EVRunLoop { EVRunLoop.current }
@@ -57,7 +53,7 @@ struct SignalTakeoverEdgeTests {
             }
             withExtendedLifetime(b) { exit(0) }
         }
-        #expect(!Self.standardError(result).contains("disposition was changed"), "\(Self.standardError(result))")
+        #expect(!standardError(result).contains("disposition was changed"), "\(standardError(result))")
     }
 
     @Test("sources of one signal added and invalidated over and over on two threads at once")
@@ -83,7 +79,7 @@ struct SignalTakeoverEdgeTests {
             guard group.wait(timeout: .now() + 120) == .success else { exit(2) }
             exit(0)
         }
-        #expect(!Self.standardError(result).contains("disposition was changed"), "\(Self.standardError(result))")
+        #expect(!standardError(result).contains("disposition was changed"), "\(standardError(result))")
     }
 
     @Test("the handler a signal had comes back after the last invalidate; a source added again fires")
@@ -112,7 +108,7 @@ struct SignalTakeoverEdgeTests {
             guard Self.await(30, [thread], { fired.withLock { $0 } > 0 }) else { exit(3) }
             withExtendedLifetime(again) { exit(0) }
         }
-        #expect(!Self.standardError(result).contains("disposition was changed"), "\(Self.standardError(result))")
+        #expect(!standardError(result).contains("disposition was changed"), "\(standardError(result))")
     }
 
     @Test("a forked child watching the signal its parent's loop watches: added, invalidated, added again")
@@ -151,7 +147,7 @@ struct SignalTakeoverEdgeTests {
             }
             withExtendedLifetime(parents) { exit(status == 0 ? 0 : 3) }
         }
-        #expect(!Self.standardError(result).contains("disposition was changed"), "\(Self.standardError(result))")
+        #expect(!standardError(result).contains("disposition was changed"), "\(standardError(result))")
     }
 
     @Test("Foundation's Process beside a SIGCHLD source: the source sees the child's exit")
@@ -177,6 +173,6 @@ struct SignalTakeoverEdgeTests {
             }
             withExtendedLifetime(source) { exit(0) }
         }
-        #expect(!Self.standardError(result).contains("disposition was changed"), "\(Self.standardError(result))")
+        #expect(!standardError(result).contains("disposition was changed"), "\(standardError(result))")
     }
 }

@@ -11,10 +11,6 @@ import Testing
 @Suite("Real time: a signal taken from its sources", .timeLimit(.minutes(10)))
 struct SignalTakeoverTests {
     /// The standard error an exit test observed, as text.
-    static func standardError(_ result: ExitTest.Result?) -> String {
-        result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
-    }
-
     /// A loop on a thread of its own with a source for `signal` in its default mode.
     static func loopWatching(_ signal: Int32) -> LoopThread {
         let thread = LoopThread()
@@ -44,7 +40,7 @@ struct SignalTakeoverTests {
             Self.passes(of: thread)
             exit(0)
         }
-        let text = Self.standardError(result)
+        let text = standardError(result)
         #expect(text.contains("signal \(SIGUSR2) (SIGUSR2)"), "\(text)")
         #expect(text.contains("now ignored (SIG_IGN)"), "\(text)")
     }
@@ -59,7 +55,7 @@ struct SignalTakeoverTests {
             Self.passes(of: thread)
             exit(0)
         }
-        let text = Self.standardError(result)
+        let text = standardError(result)
         #expect(text.contains("signal \(SIGCHLD) (SIGCHLD)"), "\(text)")
         #expect(text.contains("now ignored (SIG_IGN)"), "\(text)")
         #expect(text.contains("the kernel reaps every child"), "\(text)")
@@ -84,7 +80,7 @@ struct SignalTakeoverTests {
             Self.passes(of: thread)
             withExtendedLifetime(dispatchSource) { exit(0) }
         }
-        let text = Self.standardError(result)
+        let text = standardError(result)
         let name = signal == SIGCHLD ? "SIGCHLD" : "SIGUSR2"
         #expect(text.contains("signal \(signal) (\(name))"), "\(text)")
         #expect(text.contains("another handler"), "\(text)")
@@ -103,7 +99,7 @@ struct SignalTakeoverTests {
             }
             exit(0)
         }
-        let text = Self.standardError(result)
+        let text = standardError(result)
         #expect(text.contains("signal \(SIGUSR1) (SIGUSR1)"), "\(text)")
         #expect(text.contains("now the default action (SIG_DFL)"), "\(text)")
     }
