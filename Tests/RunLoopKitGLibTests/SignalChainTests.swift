@@ -48,6 +48,16 @@ struct SignalChainTests {
         }
     }
 
+    /// In an exit test: refuses `pidfd_open` (``refusePidfdOpen()``) and checks that it now
+    /// fails; when it could not be refused, says "FAIL" on standard error and returns false.
+    static func withoutPidfdOpen() -> Bool {
+        guard refusePidfdOpen(), pidfdOpenFails() else {
+            FileHandle.standardError.write(Data("FAIL: pidfd_open could not be refused\n".utf8))
+            return false
+        }
+        return true
+    }
+
     /// Whether `pidfd_open` of this process fails with `ENOSYS` (`syscall` is variadic too).
     static func pidfdOpenFails() -> Bool {
         typealias Syscall = @convention(c) (Int, Int, Int) -> Int
@@ -59,10 +69,7 @@ struct SignalChainTests {
     @Test("without pidfd_open, a GLib child watch still fires beside a RunLoopKit child source")
     func glibChildWatchBesideChildSource() async {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
-            guard SignalChainTests.refusePidfdOpen(), SignalChainTests.pidfdOpenFails() else {
-                FileHandle.standardError.write(Data("FAIL: pidfd_open could not be refused\n".utf8))
-                exit(0)
-            }
+            guard SignalChainTests.withoutPidfdOpen() else { exit(0) }
             let context = g_main_context_new()
             // GLib's child, which exits once the RunLoopKit source catches SIGCHLD.
             var fds: [Int32] = [0, 0]
