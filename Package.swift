@@ -116,7 +116,7 @@ let package = Package(
         .target(
             name: "RunLoopKitMetrics",
             dependencies: [
-                "RunLoopKit",
+                "RunLoopKit", "RunLoopKitPlatform",
                 .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
             ]
         ),

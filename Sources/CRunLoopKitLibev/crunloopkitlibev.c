@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
@@ -298,11 +299,29 @@ void clibev_signals_unlock(void) { pthread_mutex_unlock(&receivers_lock); }
 // Read by the header's clibev_fork_generation (an acquiring load); added to only here.
 unsigned clibev_forks = 0;
 
+// The calling thread's tag (clibev_set_thread_tag), and the forking thread's, set by the
+// child handler while that thread is the child's only one.
+static _Thread_local uint64_t thread_tag = 0;
+static uint64_t forking_thread_tag = 0;
+
+void clibev_set_thread_tag(uint64_t tag) { thread_tag = tag; }
+
+uint64_t clibev_forking_thread_tag(void) { return forking_thread_tag; }
+
 // fork() and the signal registry: the lock is held across the fork, so the child's copy is
 // never locked by a thread the child does not have; handlers that were reading a slot in
 // another thread are not in the child (the forking thread is in none: the handler blocks
 // every signal), so the child's counts start at 0; the parent's arrivals are the parent's.
-static void lock_for_fork(void) { pthread_mutex_lock(&receivers_lock); }
+// Set by clibev_before_each_fork; called first by the prepare handler, before the lock.
+static _Atomic(void (*)(void)) before_fork = NULL;
+
+void clibev_before_each_fork(void (*hook)(void)) { atomic_store(&before_fork, hook); }
+
+static void lock_for_fork(void) {
+    void (*hook)(void) = atomic_load(&before_fork);
+    if (hook) hook();
+    pthread_mutex_lock(&receivers_lock);
+}
 
 static void unlock_in_parent(void) { pthread_mutex_unlock(&receivers_lock); }
 
@@ -314,6 +333,7 @@ static void adopt_in_child(void) {
     }
     for (int copy = 0; copy < 2; copy++) atomic_store(&chained_readers[copy], 0);
     chaining = 0;
+    forking_thread_tag = thread_tag;
     pthread_mutex_unlock(&receivers_lock);
     __atomic_fetch_add(&clibev_forks, 1, __ATOMIC_SEQ_CST);
 }
@@ -400,5 +420,11 @@ long clibev_read_line(const char *path, const char *prefix, char *buffer, size_t
 }
 
 int clibev_is_main_thread(void) { return (pid_t)syscall(SYS_gettid) == getpid(); }
+
+void clibev_futex_wait(uint32_t *word, uint32_t expected) {
+    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+}
+
+void clibev_futex_wake(uint32_t *word) { syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0); }
 
 #endif  // __linux__

@@ -24,7 +24,19 @@ import RunLoopKitPlatform
 struct CycleClock {
     /// Whether the kernel's monotonic clock counts the CPU's counter, and the counter is
     /// invariant (read once: ``SystemClock/ticksDriveMonotonic()``).
-    private static let isUsable = SystemClock.ticksDriveMonotonic()
+    private static let isUsable: Bool = {
+        #if DEBUG
+        if let hook = ForkPreparation.firstUseHookForTests.withLock({ $0 }) { hook() }
+        #endif
+        return SystemClock.ticksDriveMonotonic()
+    }()
+
+    /// Makes the process's one-time state the clock reads: its usability and the rate
+    /// (``ForkPreparation``).
+    static func settle() {
+        _ = isUsable
+        _ = CycleRate.shared
+    }
 
     private let rate: CycleRate
     private var anchorNanos: Int64 = 0

@@ -45,10 +45,12 @@ final class CycleRate: Sendable {
     var nanosPerTick: Double { Double(bitPattern: published.load(ordering: .relaxed)) }
 
     /// Takes a clock reading, `nanos`, the counter read just before it, `ticks`, and how
-    /// many ticks the read took, `spread` (the counter after it minus `ticks`).
+    /// many ticks the read took, `spread` (the counter after it minus `ticks`). A reading
+    /// that finds another thread measuring is left out: so is one in a forked child whose
+    /// copy of the lock was held by a thread of the parent's, which the child does not have.
     func observe(nanos: Int64, ticks: UInt64, spread: UInt64 = 0) {
         guard nanos >= nextMeasurement.load(ordering: .relaxed) else { return }
-        measurement.withLock { state in
+        _ = measurement.withLockIfAvailable { state in
             var next = Self.span
             defer { nextMeasurement.store(state.baseNanos + next, ordering: .relaxed) }
             guard state.baseTicks != 0 else {  // the first reading

@@ -106,6 +106,7 @@ final class LibevBackend: Backend, @unchecked Sendable {
     private(set) unowned(unsafe) var events: (any BackendEvents)?
 
     init() throws(SystemCallError) {
+        ForkPreparation.settle()
         guard let loop = ev_loop_new(UInt32(EVFLAG_AUTO)) else {
             throw SystemCallError(call: "ev_loop_new", errno: SystemErrno.current)
         }

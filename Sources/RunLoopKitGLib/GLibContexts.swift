@@ -5,8 +5,17 @@ import Synchronization
 /// a context is hosted once, a loop attached once, and a context a loop attaches to is not
 /// one a loop hosts (each would run the other inside itself).
 enum GLibContexts {
-    /// What a context or a loop is busy with, keyed by address.
-    private static let uses = Mutex<Uses>(Uses())
+    /// What a context or a loop is busy with, keyed by address. Taken by every host, unhost,
+    /// attach and detach: a forked child whose copy a thread of the parent held at the fork
+    /// refuses to take it (`ForkCheckedLock`).
+    private static let uses = ForkCheckedLock<Uses>(
+        Uses(), name: "RunLoopKitGLib's record of the hosted GMainContexts and attached loops")
+
+#if DEBUG
+    /// Called, when a test set it, while ``claimHost(_:call:)`` holds ``uses``: a test holds
+    /// the lock open at a fork with it.
+    static let claimHostHoldingUsesHookForTests = Mutex<(@Sendable () -> Void)?>(nil)
+#endif
 
     private struct Uses: ~Copyable {
         /// Hosted contexts.
@@ -19,6 +28,9 @@ enum GLibContexts {
     /// is, or when a loop is attached to it.
     static func claimHost(_ context: UInt, call: String) {
         let refusal: String? = uses.withLock { uses in
+#if DEBUG
+            if let hook = claimHostHoldingUsesHookForTests.withLock({ $0 }) { hook() }
+#endif
             if uses.hosted.contains(context) {
                 return "the GMainContext 0x\(String(context, radix: 16)) is hosted already; unhost it first"
             }

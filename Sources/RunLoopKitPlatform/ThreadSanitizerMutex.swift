@@ -2,8 +2,9 @@
 import Glibc
 
 /// `Synchronization.Mutex`'s interface on a pthread mutex, built only for `make sanitizers`'
-/// ThreadSanitizer run (`-DRUNLOOPKIT_TSAN_PTHREAD_MUTEX`), where it shadows
-/// `Synchronization.Mutex` in this module.
+/// ThreadSanitizer run (`-DRUNLOOPKIT_TSAN_PTHREAD_MUTEX`), where it stands in for the futex
+/// one (FutexMutex.swift) as every module's `Mutex`. Its word holds no stale thread id either:
+/// glibc's `fork()` gives the child's thread its own.
 ///
 /// ThreadSanitizer on Linux does not see `Synchronization.Mutex` hand the lock over: under
 /// contention it is a priority-inheritance futex, and the kernel gives the lock to the waiter
@@ -34,6 +35,16 @@ package final class Mutex<Value: ~Copyable>: @unchecked Sendable {
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
         pthread_mutex_lock(lock)
+        defer { pthread_mutex_unlock(lock) }
+        return try body(&value)
+    }
+
+    /// Runs `body` with the value if the lock is free now, taking it; nil without running it
+    /// if another thread holds it.
+    package func withLockIfAvailable<Result: ~Copyable, E: Error>(
+        _ body: (inout sending Value) throws(E) -> sending Result
+    ) throws(E) -> sending Result? {
+        guard pthread_mutex_trylock(lock) == 0 else { return nil }
         defer { pthread_mutex_unlock(lock) }
         return try body(&value)
     }

@@ -16,10 +16,11 @@ public enum ForkedScenario {
         exit(0)
     }
 
-    /// Waits up to 20 s for the child; its exit status, or -1 if it had to be killed.
-    public static func waitForChild(_ pid: pid_t) -> Int32 {
+    /// Waits up to `seconds` for the child; its exit status (128 + the signal's number when a
+    /// signal ended it), or -1 if it had to be killed.
+    public static func waitForChild(_ pid: pid_t, within seconds: Int = 20) -> Int32 {
         var status: Int32 = 0
-        for _ in 0..<2_000 {
+        for _ in 0..<seconds * 100 {
             if waitpid(pid, &status, WNOHANG) == pid { return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f) }
             usleep(10_000)
         }

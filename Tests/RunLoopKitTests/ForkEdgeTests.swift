@@ -2,6 +2,7 @@ internal import CRunLoopKitLibev
 import Foundation
 import Glibc
 import RunLoopKit
+@testable import RunLoopKitBackend
 import Testing
 
 /// fork() where real programs call it: from a file source's callout, from a nested run,
@@ -152,6 +153,73 @@ extension ForkEdgeTests {
                 _exit(fires.value >= 3 ? 0 : 1)
             }
             exit(ForkTests.childPassed(child) ? 0 : 1)
+        }
+    }
+
+    @Test("fork() while another thread makes the process's first loop state: the child's loop runs")
+    func forkDuringFirstLoopState() async {
+        // A fresh process: the state a loop's pass reads once per process (the cycle clock's
+        // usability) is not made yet. Another thread's first loop makes it, and the test's
+        // hook holds that making open while this thread forks.
+        await #expect(processExitsWith: .success) {
+            let making = DispatchSemaphore(value: 0)
+            ForkPreparation.firstUseHookForTests.withLock {
+                $0 = { making.signal(); usleep(300_000) }
+            }
+            Thread.detachNewThread {
+                let loop = currentLoopOfThisThread()
+                loop.add(EVTimer(interval: .milliseconds(5), repeats: false) { _ in }, forMode: .default)
+                loop.run(mode: .default, for: .milliseconds(50))
+            }
+            guard making.wait(timeout: .now() + 20) == .success else {
+                FileHandle.standardError.write(Data("FAIL: no loop made the state in 20 s\n".utf8))
+                exit(2)
+            }
+            let child = fork()
+            if child == 0 {
+                let loop = currentLoopOfThisThread()
+                let fired = LoopBox(false)
+                loop.add(EVTimer(interval: .milliseconds(10), repeats: false) { _ in
+                    fired.value = true
+                    loop.stop()
+                }, forMode: .default)
+                loop.run(mode: .default, for: .seconds(5))
+                _exit(fired.value ? 0 : 1)
+            }
+            guard ForkTests.childPassed(child) else {
+                FileHandle.standardError.write(Data("FAIL: the child's loop did not fire its timer in 20 s\n".utf8))
+                exit(1)
+            }
+            exit(0)
+        }
+    }
+
+    @Test("fork() while another thread measures the counter's rate: the child's clock reads go on")
+    func forkDuringRateMeasurement() async {
+        // The other thread takes the rate's lock at every reading (each a span after the
+        // last); a child copied with the lock held must not wait for it at its first reading.
+        await #expect(processExitsWith: .success) {
+            let rate = CycleRate()
+            Thread.detachNewThread {  // until the process exits
+                var nanos: Int64 = 0
+                while true {
+                    nanos += CycleRate.span
+                    rate.observe(nanos: nanos, ticks: UInt64(nanos), spread: 1)
+                }
+            }
+            usleep(10_000)
+            for fork in 0..<200 {
+                let child = Glibc.fork()
+                if child == 0 {
+                    rate.observe(nanos: .max / 2, ticks: .max / 2)
+                    _exit(0)
+                }
+                guard ForkTests.childPassed(child, within: .seconds(5)) else {
+                    FileHandle.standardError.write(Data("FAIL: child \(fork) stuck at its first reading\n".utf8))
+                    exit(1)
+                }
+            }
+            exit(0)
         }
     }
 }

@@ -7,10 +7,10 @@ import Testing
 /// runner, checks the grandchild's exit, and exits with the verdict.
 @Suite("Real time: fork", .timeLimit(.minutes(10)))
 struct ForkTests {
-    /// Whether the child `pid` exited with status 0 within 20 s; killed (and false) otherwise.
-    static func childPassed(_ pid: pid_t) -> Bool {
+    /// Whether the child `pid` exited with status 0 within `limit`; killed (and false) otherwise.
+    static func childPassed(_ pid: pid_t, within limit: Duration = .seconds(20)) -> Bool {
         var status: Int32 = 0
-        for _ in 0..<2_000 {
+        for _ in 0..<Int(limit / .milliseconds(10)) {
             if waitpid(pid, &status, WNOHANG) == pid { return (status & 0x7f) == 0 && (status >> 8) & 0xff == 0 }
             usleep(10_000)
         }

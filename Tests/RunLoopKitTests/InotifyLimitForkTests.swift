@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import RunLoopKit
+import RunLoopKitTestSupport
 import Testing
 
 /// The inotify watch limit reached in a forked child, whose loop adds every watch again to an
@@ -63,9 +64,8 @@ struct InotifyLimitForkTests {
             FileHandle.standardError.write(Data("child's reports: \(reports.value)\n".utf8))
             _exit(deleted > 0 ? 1 : refused == 2 ? 0 : 2)
         }
-        var status: Int32 = 0
-        waitpid(child, &status, 0)
-        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 4
+        let status = ForkedScenario.waitForChild(child)
+        return status >= 0 && status < 128 ? status : 4
     }
 
     @Test("a watch the limit refuses in a forked child is reported as an error, not as the file's deletion")
@@ -75,10 +75,9 @@ struct InotifyLimitForkTests {
             mkdir(root, 0o755)
             let process = fork()
             if process == 0 { _exit(InotifyLimitForkTests.watchThenFork(root: root)) }
-            var status: Int32 = 0
-            waitpid(process, &status, 0)
+            let status = ForkedScenario.waitForChild(process)
             try? FileManager.default.removeItem(atPath: root)
-            exit((status & 0x7f) == 0 ? (status >> 8) & 0xff : 5)
+            exit(status >= 0 && status < 128 ? status : 5)
         }
     }
 }

@@ -139,13 +139,12 @@ struct SignalTakeoverEdgeTests {
                 }
                 _exit(0)
             }
-            var status: Int32 = 0
-            waitpid(child, &status, 0)
+            let passed = ForkTests.childPassed(child)
             for _ in 0..<10 {
                 thread.loop.wakeUp()
                 usleep(10_000)
             }
-            withExtendedLifetime(parents) { exit(status == 0 ? 0 : 3) }
+            withExtendedLifetime(parents) { exit(passed ? 0 : 3) }
         }
         #expect(!standardError(result).contains("disposition was changed"), "\(standardError(result))")
     }

@@ -135,6 +135,10 @@ int clibev_signal_disposition(int signum);
 void clibev_signals_lock(void);
 void clibev_signals_unlock(void);
 
+/// Has `hook` called by the `pthread_atfork` prepare handler, on the forking thread, before
+/// every later `fork()` (replacing the hook set before; NULL for none).
+void clibev_before_each_fork(void (*hook)(void));
+
 /// How many times this process is a forked child (a `pthread_atfork` child handler counts):
 /// a loop that sees another value than when it made its kernel objects is in a child.
 /// Inline, so a read costs no call (read before every wait); the count, declared in the
@@ -205,11 +209,27 @@ long clibev_read_line(const char *path, const char *prefix, char *buffer, size_t
 uint64_t clibev_thread_id(void);
 /// Sets the calling thread's cached identity (0 forgets it).
 void clibev_set_thread_id(uint64_t id);
+/// Tags the calling thread (`JoinableThread`'s number for it; 0 for none), so that a forked
+/// child can tell whether that thread is the one it has.
+void clibev_set_thread_tag(uint64_t tag);
+/// The tag of the thread that made this process by `fork()` (the `pthread_atfork` child
+/// handler reads it on that thread, the child's one thread then); 0 in a process that is no
+/// forked child, or when that thread had none.
+uint64_t clibev_forking_thread_tag(void);
 /// Whether the calling thread is the process's main thread: its kernel thread id is the
 /// process id (the thread-group leader's, which no other thread has while the process
 /// lives; CF's `pthread_main_np` on Linux asks the same). Never a `pthread_t` comparison:
 /// glibc hands a joined thread's `pthread_t` to the next thread it creates.
 int clibev_is_main_thread(void);
+
+/// The slow paths of RunLoopKitPlatform's `Mutex` (a word of 0 free, 1 held, 2 held and
+/// waited for; Swift cannot call the variadic `syscall`).
+///
+/// `FUTEX_WAIT_PRIVATE`: sleeps while `*word` is `expected` until a wake (or a signal, or
+/// at once when it is not); the caller looks at the word again.
+void clibev_futex_wait(uint32_t *word, uint32_t expected);
+/// `FUTEX_WAKE_PRIVATE` of one thread sleeping on `word`.
+void clibev_futex_wake(uint32_t *word);
 
 #endif  // defined(__linux__)
 

@@ -74,7 +74,16 @@ final class InotifyInstance: Sendable {
         /// errno), for the loop to report (``adoptIfForked()``).
         var lost: [(source: EVSource, errno: Int32)] = []
     }
-    private let table = Mutex(Table())
+    /// Taken by the loop's thread and by threads that add file sources to the loop; a forked
+    /// child whose copy a thread of the parent held at the fork refuses to take it
+    /// (``ForkCheckedLock``).
+    private let table = ForkCheckedLock(
+        Table(), name: "the loop's file watches (its inotify table, which EVRunLoop.add of a file source takes)")
+#if DEBUG
+    /// Called in ``register(_:_:)`` while it holds the table's lock: a test holds the lock open
+    /// to fork in it. Debug builds only.
+    let registerHoldingTableHookForTests = Mutex<(@Sendable () -> Void)?>(nil)
+#endif
 
     /// One inotify event: the watch, what happened, and the entry's name (nil: the watch's
     /// directory itself).
@@ -150,6 +159,9 @@ final class InotifyInstance: Sendable {
     /// inotify refuses.
     func register(_ source: EVSource, _ watch: FileWatch) -> EVRunLoop.Error? {
         table.withLock { table in
+#if DEBUG
+            if let hook = registerHoldingTableHookForTests.withLock({ $0 }) { hook() }
+#endif
             guard !table.closed, table.watchOf[ObjectIdentifier(source)] == nil else { return nil }
             Self.adoptIfForked(&table)
             if table.descriptor < 0 {

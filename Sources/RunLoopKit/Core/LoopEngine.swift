@@ -280,6 +280,18 @@ final class LoopEngine {
         return end
     }
 
+    /// Stops the stall watch, if one is set, and sets the one `makeNew` makes (nil: none).
+    /// The old watch is released last, after the write to ``stallWatch`` has ended: its
+    /// handler may hold the last reference to an object whose deinit calls back into the
+    /// loop (stops or starts reports, runs the loop), which reads ``stallWatch`` again, and
+    /// Swift's exclusivity check traps a read inside that write.
+    func replaceStallWatch(_ makeNew: () -> StallWatch?) {
+        let old = stallWatch
+        old?.stop()
+        stallWatch = makeNew()
+        withExtendedLifetime(old) {}
+    }
+
     /// Turns the metrics on (`new`) or off: the busy stretch in progress is counted to the
     /// old ones and starts again for the new.
     func setMetrics(_ new: LoopMetrics?) {
@@ -348,14 +360,19 @@ final class LoopEngine {
 
     /// The engine's part of ``EVRunLoop/ownerThreadExited()``: lets go of queued blocks,
     /// timers, sources (their descriptors and signals unwatched) and observers.
+    ///
+    /// What they hold is released last, once every field is cleared: a deinit run by the
+    /// release may call back into the engine on this thread (an observer's `invalidate()`
+    /// reads `modes`), and must find neither a write to that field in progress (Swift's
+    /// exclusivity check traps the read) nor a half-cleared engine.
     func letGoOfEverything() {
         let queued = blocks
         blocks = []
-        stallWatch?.stop()
-        stallWatch = nil
+        replaceStallWatch { nil }
         for source in watches.sources { removeEverywhere(source) }
         closeInotify()
         breakCycles()
+        let states = modes
         modes = [:]
         lastRunState = nil
         lastResolved = nil
@@ -368,7 +385,7 @@ final class LoopEngine {
         commonTimers = Members()
         commonSources = Members()
         alignedTimers = [:]
-        withExtendedLifetime(queued) {}  // the blocks (which may capture the loop) go last
+        withExtendedLifetime((queued, states)) {}  // the blocks (which may capture the loop) and the modes go last
     }
 }
 

@@ -16,7 +16,9 @@ import RunLoopKitPlatform
 /// A reset is a sequence lock's write (`generation` odd while the figures go back to zero,
 /// then even, one more reset counted), and a snapshot its read: taken again when a reset ran
 /// meanwhile. So a snapshot never mixes figures from before a reset with figures after it,
-/// and figures read under one reset count never go backwards.
+/// and figures read under one reset count never go backwards. (Except in a forked child whose
+/// parent's loop thread was in a reset at the fork: that reset never ends, and the child's
+/// snapshots of the loop, which it cannot run, read the figures as the reset left them.)
 final class LoopMetrics: Sendable {
     typealias Histogram = EVRunLoop.Metrics.Histogram
 
@@ -25,6 +27,10 @@ final class LoopMetrics: Sendable {
     let resets = Atomic<Int>(0)
     /// The resets' sequence lock: odd while a reset runs.
     private let generation = Atomic<UInt64>(0)
+    /// The process's fork count (``ProcessForks/generation``) when the latest reset began:
+    /// another count now means that the reset ran in the parent of this forked child, on a
+    /// thread the child does not have, and never ends here.
+    private let resetForks = Atomic<UInt32>(ProcessForks.generation)
     let busyNanos = Atomic<Int64>(0)
     let asleepNanos = Atomic<Int64>(0)
     /// Wakes by reason, indexed by ``wakeIndex(_:)``.
@@ -61,9 +67,12 @@ final class LoopMetrics: Sendable {
         for index in Histogram.bucketCount..<slots { buckets[Histogram.bucketCount - 1] += slot(index) }
         return buckets
     }
-    /// The longest callout's duration (ns; -1 for none), and the callout itself.
+    /// The longest callout's duration (ns; -1 for none), and the callout itself. Its lock is
+    /// taken by the loop's thread and by any thread that reads ``snapshot()``: a forked child
+    /// whose copy such a thread of the parent held at the fork refuses to take it, where a
+    /// plain `Mutex` would wait for good (``ForkCheckedLock``).
     let longestNanos = Atomic<Int64>(-1)
-    let longest = Mutex<EVRunLoop.Metrics.Callout?>(nil)
+    let longest = ForkCheckedLock<EVRunLoop.Metrics.Callout?>(nil, name: "the loop's metrics' longest callout")
 
     init() {}
 
@@ -124,6 +133,9 @@ final class LoopMetrics: Sendable {
         while true {
             let before = generation.load(ordering: .acquiring)
             guard before & 1 == 0 else {
+                // A reset in the parent of this forked child, whose loop thread the child
+                // does not have, never ends: the figures are as it left them.
+                if resetForks.load(ordering: .relaxed) != ProcessForks.generation { return figures(forked: true) }
                 ThreadPause.yield()  // a reset runs on the loop's thread
                 continue
             }
@@ -133,8 +145,9 @@ final class LoopMetrics: Sendable {
         }
     }
 
-    /// Every figure, read one by one.
-    private func figures() -> EVRunLoop.Metrics {
+    /// Every figure, read one by one; `forked`: in a forked child whose parent's loop thread
+    /// was in a reset, which may have held the longest callout's lock (then left out).
+    private func figures(forked: Bool = false) -> EVRunLoop.Metrics {
         var metrics = EVRunLoop.Metrics()
         metrics.resets = resets.load(ordering: .relaxed)
         metrics.passes = passes.load(ordering: .relaxed)
@@ -158,14 +171,15 @@ final class LoopMetrics: Sendable {
         metrics.lateness = Histogram(
             count: lateness.reduce(0, +), totalNanoseconds: latenessTotal.load(ordering: .relaxed),
             maxNanoseconds: latenessMax.load(ordering: .relaxed), buckets: lateness)
-        metrics.longestCallout = longest.withLock { $0 }
+        metrics.longestCallout = forked ? longest.withLockIfAvailable { $0 } ?? nil : longest.withLock { $0 }
         return metrics
     }
 
     /// Every figure back to zero. Loop thread only (the one writer).
     func reset() {
         let before = generation.load(ordering: .relaxed)
-        generation.store(before &+ 1, ordering: .relaxed)
+        resetForks.store(ProcessForks.generation, ordering: .relaxed)
+        generation.store(before &+ 1, ordering: .releasing)  // after `resetForks`, for a reader that sees it odd
         atomicMemoryFence(ordering: .releasing)
         passes.store(0, ordering: .relaxed)
         busyNanos.store(0, ordering: .relaxed)

@@ -7,11 +7,21 @@ import Synchronization
 /// that were added to the loop hold it too (``LoopLink``), and reach the loop through it.
 final class LoopShared: Sendable {
     /// The facade, weakly: the one weak reference to a loop that its timers and sources share.
-    /// Set once, by the facade's initializer, before any other thread can see the loop.
-    private let facade = Mutex(WeakLoop())
+    /// Set once, by the facade's initializer, before any other thread can see the loop. A
+    /// forked child whose copy a thread of the parent held at the fork refuses to take it
+    /// (``ForkCheckedLock``).
+    private let facade = ForkCheckedLock(
+        WeakLoop(), name: "the loop's facade (the reference through which its timers and sources reach it)")
 
     /// The loop, or nil once it is gone.
-    var loop: EVRunLoop? { facade.withLock { $0.loop } }
+    var loop: EVRunLoop? {
+        facade.withLock {
+#if DEBUG
+            seam(\.loopReadHoldingFacade)
+#endif
+            return $0.loop
+        }
+    }
 
     /// The loop's thread (``EVRunLoop/owner``).
     let owner: UInt64
@@ -21,7 +31,10 @@ final class LoopShared: Sendable {
     /// Called once by the facade's initializer.
     func attach(to loop: EVRunLoop) { facade.withLock { $0.loop = loop } }
 
-    let inbox = Mutex(Inbox())
+    /// What other threads hand to the loop; a forked child whose copy a thread of the parent
+    /// held at the fork refuses to take it (``ForkCheckedLock``).
+    let inbox = ForkCheckedLock(
+        Inbox(), name: "the loop's inbox (the blocks, tasks and jobs that other threads hand to it)")
     let inboxPending = Atomic<Bool>(false)
     let stopRequested = Atomic<Bool>(false)
     /// Set once, by a shutdown (``EVRunLoop/shutdown()``): the stop request then stays set, so

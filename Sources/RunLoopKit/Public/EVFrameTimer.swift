@@ -46,8 +46,10 @@ public final class EVFrameTimer: @unchecked Sendable {
     private var lastFrameNanos: Int64?
     private var dropped = 0
     private var delivered = 0
-    /// The loop (weakly) and modes the link was added to, to re-add it on resume.
-    private let membership = Mutex(Membership())
+    /// The loop (weakly) and modes the link was added to, to re-add it on resume. Taken by an
+    /// add and a pause or resume on any thread: a forked child whose copy a thread of the
+    /// parent held at the fork refuses to take it (``ForkCheckedLock``).
+    private let membership = ForkCheckedLock(Membership(), name: "a display link's loop and modes (EVFrameTimer)")
 
     private struct Membership {
         weak var loop: EVRunLoop?
@@ -159,7 +161,10 @@ public final class EVFrameTimer: @unchecked Sendable {
 
 /// The strong reference from a frame timer's inner timer back to the link.
 private final class FrameTarget: Sendable {
-    private let storage = Mutex<EVFrameTimer?>(nil)
+    /// Taken by every frame on the loop's thread, and by an add or an invalidate on any
+    /// thread: a forked child whose copy a thread of the parent held at the fork refuses to
+    /// take it (``ForkCheckedLock``).
+    private let storage = ForkCheckedLock<EVFrameTimer?>(nil, name: "a display link's target (EVFrameTimer)")
 
     var link: EVFrameTimer? {
         get { storage.withLock { $0 } }

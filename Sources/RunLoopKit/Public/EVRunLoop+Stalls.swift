@@ -56,15 +56,13 @@ extension EVRunLoop {
     public func reportStalls(over threshold: Duration, _ handler: @escaping @Sendable (Stall) -> Void) {
         checkOwner("reportStalls(over:_:)")
         require(threshold > .zero, "EVRunLoop.reportStalls(over:_:): threshold \(threshold) must be greater than zero")
-        engine.stallWatch?.stop()
-        engine.stallWatch = StallWatch.start(threshold: threshold.nanoseconds, handler: handler)
+        engine.replaceStallWatch { StallWatch.start(threshold: threshold.nanoseconds, handler: handler) }
     }
 
     /// Ends the stall reports that ``reportStalls(over:_:)`` started, and their watchdog
     /// thread. Loop thread only.
     public func stopReportingStalls() {
         checkOwner("stopReportingStalls()")
-        engine.stallWatch?.stop()
-        engine.stallWatch = nil
+        engine.replaceStallWatch { nil }
     }
 }

@@ -94,7 +94,13 @@ extension EVRunLoop {
     }
 
     private func hostForShutdown(_ call: String) -> LoopThreadHost {
-        guard let host = hostThread.withLock({ $0 }) else {
+        let host = hostThread.withLock { host in
+#if DEBUG
+            shared.seam(\.shutdownHoldingHostThread)
+#endif
+            return host
+        }
+        guard let host else {
             misuse("EVRunLoop.\(call): this loop was not made by EVRunLoop.startThread(name:); stop a loop you run yourself with stop()")
         }
         require(!isOwnerThread, "EVRunLoop.\(call) called on the loop's own thread, which it would wait for; call it from another thread")
@@ -106,13 +112,20 @@ extension EVRunLoop {
 /// and the join, done once for every caller of ``EVRunLoop/shutdown()``.
 final class LoopThreadHost: Sendable {
     private let stopping = Atomic<Bool>(false)
-    private let state = Mutex(State.running)
+    /// Taken by every shutdown: a forked child whose copy a thread of the parent held at the
+    /// fork refuses to take it (``ForkCheckedLock``).
+    private let state = ForkCheckedLock(
+        State.running, name: "the shutdown state of the loop's thread (whether it runs, is being joined or was)")
+    /// Taken by the joiner alone, once the state says joining: a child forked while a thread
+    /// of the parent held it finds that state, so its shutdown never takes this copy (it
+    /// returns at once).
     private let threadSlot = Mutex<JoinableThread?>(nil)
 
     private enum State {
         case running
-        /// Joining; the callers waiting for the join to end.
-        case joining([@Sendable () -> Void])
+        /// Joining; the callers waiting for the join to end, and the process's fork count
+        /// (``ProcessForks/generation``) when it began.
+        case joining([@Sendable () -> Void], since: UInt32)
         case joined
     }
 
@@ -133,13 +146,19 @@ final class LoopThreadHost: Sendable {
     func shutDown(_ loop: EVRunLoop, blocking: Bool, done: @escaping @Sendable () -> Void) {
         enum Role { case joiner, waiter, finished }
         let role = state.withLock { state -> Role in
+#if DEBUG
+            loop.shared.seam(\.shutdownHoldingState)
+#endif
             switch state {
             case .running:
-                state = .joining([done])
+                state = .joining([done], since: ProcessForks.generation)
                 return .joiner
-            case .joining(var waiters):
+            case .joining(var waiters, let since):
+                // Begun before a fork(): the joiner is a thread of the parent, and so is the
+                // loop's, so a child has nothing to wait for (its own join returns at once).
+                guard since == ProcessForks.generation else { return .finished }
                 waiters.append(done)
-                state = .joining(waiters)
+                state = .joining(waiters, since: since)
                 return .waiter
             case .joined:
                 return .finished
@@ -151,19 +170,25 @@ final class LoopThreadHost: Sendable {
         case .joiner:
             stopping.store(true, ordering: .releasing)
             loop.stopEveryRun()
+            // The joiner holds the loop's shared state, not the loop: an awaiting caller,
+            // resumed by the join, must find the loop gone once it let go of it.
+            let shared = loop.shared
             if blocking {
-                join()
+                join(shared)
             } else {
-                JoinableThread(name: "EVRunLoop join") { self.join() }.detach()
+                JoinableThread(name: "EVRunLoop join") { self.join(shared) }.detach()
             }
         }
     }
 
-    private func join() {
+    private func join(_ shared: LoopShared) {
+#if DEBUG
+        shared.seam(\.shutdownBeforeJoin)
+#endif
         thread?.join()
         let waiters = state.withLock { state -> [@Sendable () -> Void] in
             defer { state = .joined }
-            if case .joining(let waiters) = state { return waiters }
+            if case .joining(let waiters, _) = state { return waiters }
             return []
         }
         for waiter in waiters { waiter() }

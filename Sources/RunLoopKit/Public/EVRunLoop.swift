@@ -50,8 +50,10 @@ public final class EVRunLoop: @unchecked Sendable {
     /// What other threads hand to the loop: its inbox, stop request and wake flags.
     let shared: LoopShared
     /// The thread ``startThread(name:)`` made for the loop, if it made one; set once, by
-    /// that call, before it returns the loop.
-    let hostThread = Mutex<LoopThreadHost?>(nil)
+    /// that call, before it returns the loop. Taken by a shutdown: a forked child whose copy
+    /// a thread of the parent held at the fork refuses to take it (``ForkCheckedLock``).
+    let hostThread = ForkCheckedLock<LoopThreadHost?>(
+        nil, name: "the loop's thread host (the thread that startThread(name:) made for it)")
     /// The loop's metrics (``recordsMetrics``), made the first time they are turned on and
     /// kept: other threads read them through this (``metrics``).
     let metricsStore = AtomicLazyReference<LoopMetrics>()
@@ -310,6 +312,9 @@ public final class EVRunLoop: @unchecked Sendable {
                 // Moved in, not copied: a copy would retain its three references.
                 inbox.blocks.append(queued.take()!)
                 shared.inboxPending.store(true, ordering: .releasing)
+                #if DEBUG
+                shared.seam(\.performBeforeInboxUnlock)
+                #endif
                 return inbox.oweWake()
             }
             if wakes { wakeUp() }
