@@ -66,7 +66,10 @@ func thread() -> String { Thread.isMainThread ? "main" : "other" }
     }
     let seconds = GLibCall { MainActor.assumeIsolated { saw("seconds") }; return false }
     g_idle_add(GLibCall.sourceFunc, idle.userData)
-    g_timeout_add(50, GLibCall.sourceFunc, timeout.userData)
+    // Due well after the loop's first pass, even on a loaded machine: a first pass later than
+    // the timeout would rightly dispatch it before the idle (its priority is higher), as GLib's
+    // own loop does.
+    g_timeout_add(500, GLibCall.sourceFunc, timeout.userData)
     g_unix_fd_add(fds[0], G_IO_IN, GLibCall.fdFunc, readable.userData)
     g_timeout_add_seconds(2, GLibCall.sourceFunc, seconds.userData)
     DispatchQueue.main.async { MainActor.assumeIsolated { saw("dispatch") } }

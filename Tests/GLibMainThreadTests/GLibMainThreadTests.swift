@@ -5,28 +5,29 @@ import Testing
 /// tests off the main thread; the probe's synchronous main keeps it).
 @Suite("Real time: GLib on the main thread") struct GLibMainThreadTests {
     /// The probe's log of `scenario`.
-    static func log(_ scenario: String) throws -> [String] {
-        let result = try ExampleProcess.run(example: "glib-main-probe", [scenario], timeLimit: 30)
+    static func log(_ scenario: String) async throws -> [String] {
+        let result = try await ExampleProcess.runSuspending(example: "glib-main-probe", [scenario], timeLimit: 30)
         #expect(result.status == 0, "\(scenario): stderr: \(result.stderr)")
         return result.stdout.split(separator: "\n").map(String.init)
     }
 
     @Test("EVRunLoop.main hosting GLib's default context runs GLib's sources and the main queue on the main thread")
-    func mainLoopHostsTheDefaultContext() throws {
-        let log = try Self.log("host")
+    func mainLoopHostsTheDefaultContext() async throws {
+        let log = try await Self.log("host")
         #expect(Set(log.dropLast(2)) == [
             "idle main", "timeout main", "fd main", "seconds main", "dispatch main", "mainActor main",
         ])
         #expect(log.count == 8)
-        // GLib's order among its own sources: the idle first, the timeout's write, then the descriptor.
+        // GLib's order among its own sources: the idle first (the first pass comes before the
+        // 500 ms timeout is due), the timeout's write, then the descriptor.
         let glib = log.filter { ["idle", "timeout", "fd", "seconds"].contains($0.split(separator: " ").first ?? "") }
         #expect(glib == ["idle main", "timeout main", "fd main", "seconds main"])
         #expect(log.suffix(2) == ["return(stopped)", "owner after unhost: false"])
     }
 
     @Test("EVRunLoop.main attached to GLib's default context: under g_main_loop_run the main queue, the main actor, timers, sources and observers run on the main thread, with no polling")
-    func mainLoopAttachedToTheDefaultContext() throws {
-        let log = try Self.log("attach")
+    func mainLoopAttachedToTheDefaultContext() async throws {
+        let log = try await Self.log("attach")
         let ran = log.prefix { !$0.hasPrefix("all seen") }
         #expect(Set(ran) == [
             "dispatch main", "mainActorTask main", "MainActor.run main", "timer main", "alignedTimer main",
