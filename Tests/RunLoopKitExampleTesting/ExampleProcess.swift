@@ -78,6 +78,23 @@ public enum ExampleProcess {
         return try run(binary, arguments, interruptAfter: interruptAfter, timeLimit: timeLimit)
     }
 
+    /// ``run(example:_:interruptAfter:timeLimit:)`` on a thread of its own, suspending the
+    /// caller until the child has ended: a test awaiting it holds no thread of the cooperative
+    /// pool (two on a 2-core machine) for the child's whole run.
+    ///
+    /// - Throws: ``NotBuilt`` when the binary is missing, ``SpawnError`` when it cannot start.
+    public static func runSuspending(
+        example name: String, _ arguments: [String], interruptAfter: Double? = nil, timeLimit: Double = 60
+    ) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Swift.Result {
+                    try run(example: name, arguments, interruptAfter: interruptAfter, timeLimit: timeLimit)
+                })
+            }
+        }
+    }
+
     /// Runs `binary` with `arguments` and standard input from /dev/null (so it is not on a
     /// terminal), capturing its standard output and standard error, and waits for it to end.
     ///

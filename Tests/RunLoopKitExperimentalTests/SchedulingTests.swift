@@ -24,31 +24,31 @@ struct SchedulingTests {
     }
 
     @Test("Task.sleep in a task preferring a loop is a coalescing timer of the loop")
-    func sleepCoalesces() {
-        let result = Mutex<(wakes: [String], trace: [String])?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            let loop = EVRunLoop(clock: EVVirtualClock())
-            let trace = EVRunLoop.Trace()
-            loop.trace = trace
-            loop.add(EVSource { _ in }, forMode: .default)  // keeps the mode alive until stop()
-            let wakes = Lines()
-            let start = loop.now
-            for (name, delay, tolerance) in [("a", 20, 100), ("b", 60, 0)] {
-                Task(executorPreference: loop) {
-                    let sleeping = ContinuousClock.now
-                    try await Task.sleep(for: .milliseconds(delay), tolerance: .milliseconds(tolerance))
-                    let real = Self.microseconds(ContinuousClock.now - sleeping)
-                    let line = "\(name) \(Self.microseconds(loop.now - start)) \(real) \(loop.isIsolatingCurrentContext()!)"
-                    if wakes.append(line) == 2 { loop.stop() }
+    func sleepCoalesces() async {
+        // Awaited, never waited for on a thread of the pool: the tasks need the pool to reach
+        // the loop, and two tests blocking the pool's two threads (a 2-core machine) hung a
+        // whole run of the suite.
+        let (wakes, trace) = await withCheckedContinuation { (done: CheckedContinuation<([String], [String]), Never>) in
+            Thread.detachNewThread {
+                let loop = EVRunLoop(clock: EVVirtualClock())
+                let trace = EVRunLoop.Trace()
+                loop.trace = trace
+                loop.add(EVSource { _ in }, forMode: .default)  // keeps the mode alive until stop()
+                let wakes = Lines()
+                let start = loop.now
+                for (name, delay, tolerance) in [("a", 20, 100), ("b", 60, 0)] {
+                    Task(executorPreference: loop) {
+                        let sleeping = ContinuousClock.now
+                        try await Task.sleep(for: .milliseconds(delay), tolerance: .milliseconds(tolerance))
+                        let real = Self.microseconds(ContinuousClock.now - sleeping)
+                        let line = "\(name) \(Self.microseconds(loop.now - start)) \(real) \(loop.isIsolatingCurrentContext()!)"
+                        if wakes.append(line) == 2 { loop.stop() }
+                    }
                 }
+                loop.run()
+                done.resume(returning: (wakes.all, trace.lines))
             }
-            loop.run()
-            result.withLock { $0 = (wakes.all, trace.lines) }
-            done.signal()
         }
-        done.wait()
-        let (wakes, trace) = result.withLock { $0! }
         // a (20 ms, tolerance 100 ms) waits for b (60 ms): one wake of the virtual clock serves
         // both. Task.sleep gives the executor an instant of the real clock, which it turns back
         // into a delay by reading that clock again: the delay is short by the real time between

@@ -10,8 +10,8 @@ import Testing
 @Suite("Real time: a loop attached to a GLib context", .timeLimit(.minutes(2)))
 struct AttachTests {
     @Test("under g_main_loop_run, the loop's timers, sources, observers and blocks run on its thread")
-    func everythingRunsUnderGLib() {
-        let (seen, lateness, onLoopThread) = onFreshThread { () -> (Set<String>, Double, Bool) in
+    func everythingRunsUnderGLib() async {
+        let (seen, lateness, onLoopThread) = await onFreshThreadAwaiting { () -> (Set<String>, Double, Bool) in
             let context = g_main_context_new()
             defer { g_main_context_unref(context) }
             let mainLoop = g_main_loop_new(context, 0)
@@ -75,8 +75,8 @@ struct AttachTests {
     }
 
     @Test("with nothing due, GLib sleeps: an attached loop runs no pass in an idle second")
-    func idleAttachedLoopDoesNotWake() {
-        let (passes, timerFires) = onFreshThread { () -> (Int, Int) in
+    func idleAttachedLoopDoesNotWake() async {
+        let (passes, timerFires) = await onFreshThreadAwaiting { () -> (Int, Int) in
             let context = g_main_context_new()
             defer { g_main_context_unref(context) }
             let mainLoop = g_main_loop_new(context, 0)
@@ -101,8 +101,8 @@ struct AttachTests {
     }
 
     @Test("detach() stops GLib from running the loop and releases the context; from a callout, after the pass")
-    func detachStopsIt() {
-        let (firedAfterDetach, ownedAfter, attachedAfter) = onFreshThread { () -> (Bool, Bool, Bool) in
+    func detachStopsIt() async {
+        let (firedAfterDetach, ownedAfter, attachedAfter) = await onFreshThreadAwaiting { () -> (Bool, Bool, Bool) in
             let context = g_main_context_new()
             defer { g_main_context_unref(context) }
             let mainLoop = g_main_loop_new(context, 0)
@@ -209,8 +209,8 @@ struct AttachTests {
     }
 
     @Test("a GMainLoop run inside a callout of the attached loop runs no RunLoopKit work and does not spin")
-    func modalLoopInsideACallout() {
-        let (polls, firesInside) = onFreshThread { () -> (Int, Int) in
+    func modalLoopInsideACallout() async {
+        let (polls, firesInside) = await onFreshThreadAwaiting { () -> (Int, Int) in
             let context = g_main_context_new()
             defer { g_main_context_unref(context) }
             g_main_context_set_poll_func(context, PollCounter.poll)
@@ -248,8 +248,8 @@ struct AttachTests {
     }
 
     @Test("GLib iterated with a wait inside a callout of the loop's own run sleeps while the loop's descriptor is ready")
-    func blockingIterationInsideTheLoopsOwnRun() {
-        let (polls, iterations) = onFreshThread { () -> (Int, Int) in
+    func blockingIterationInsideTheLoopsOwnRun() async {
+        let (polls, iterations) = await onFreshThreadAwaiting { () -> (Int, Int) in
             let context = g_main_context_new()
             defer { g_main_context_unref(context) }
             g_main_context_set_poll_func(context, PollCounter.poll)

@@ -11,8 +11,8 @@ import Testing
 @Suite("Real time: GLib's default context hosted in a loop", .serialized, .timeLimit(.minutes(2)))
 struct HostDefaultContextTests {
     @Test("g_idle_add, g_timeout_add, g_unix_fd_add and g_timeout_add_seconds callbacks run under run()")
-    func defaultContextSourcesRun() {
-        let (log, timeoutAt, fdAt, secondsAt, result) = onFreshThread {
+    func defaultContextSourcesRun() async {
+        let (log, timeoutAt, fdAt, secondsAt, result) = await onFreshThreadAwaiting {
             () -> ([String], Double, Double, Double, EVRunLoop.RunResult) in
             let loop = loopOfThisThread()
             let host = loop.host()
@@ -64,8 +64,8 @@ struct HostDefaultContextTests {
     }
 
     @Test("a run in a mode GLib is not hosted in runs none of GLib's sources; the next hosted run does")
-    func privateModeKeepsGLibOut() {
-        let (inPrivate, afterwards) = onFreshThread { () -> ([String], [String]) in
+    func privateModeKeepsGLibOut() async {
+        let (inPrivate, afterwards) = await onFreshThreadAwaiting { () -> ([String], [String]) in
             let loop = loopOfThisThread()
             let host = loop.host()
             defer { host.unhost() }
@@ -230,8 +230,8 @@ struct HostContextTests {
     }
 
     @Test("unhosting from a GLib callback releases the context once GLib's dispatch returns; GLib runs no more")
-    func unhostInsideACallback() {
-        let (ownedInCallback, ownedAfter, ranAfter) = onFreshThread { () -> (Bool, Bool, Int) in
+    func unhostInsideACallback() async {
+        let (ownedInCallback, ownedAfter, ranAfter) = await onFreshThreadAwaiting { () -> (Bool, Bool, Int) in
             let context = g_main_context_new()
             defer { g_main_context_unref(context) }
             let loop = loopOfThisThread()
@@ -263,8 +263,8 @@ struct HostContextTests {
     }
 
     @Test("a GLib idle that stays runs once a pass, without a wait per iteration")
-    func busyGLibDoesNotWaitPerIteration() {
-        let (callbacks, wakeups, passes) = onFreshThread { () -> (Int, Int, Int) in
+    func busyGLibDoesNotWaitPerIteration() async {
+        let (callbacks, wakeups, passes) = await onFreshThreadAwaiting { () -> (Int, Int, Int) in
             let context = g_main_context_new()
             defer { g_main_context_unref(context) }
             let loop = loopOfThisThread()
@@ -288,8 +288,8 @@ struct HostContextTests {
     }
 
     @Test("hosted in named modes: GLib runs in a run of each, and not in a run of another")
-    func namedModes() {
-        let ran = onFreshThread { () -> [String] in
+    func namedModes() async {
+        let ran = await onFreshThreadAwaiting { () -> [String] in
             let context = g_main_context_new()
             defer { g_main_context_unref(context) }
             let loop = loopOfThisThread()
@@ -320,8 +320,8 @@ struct HostContextTests {
     }
 
     @Test("with nothing due, a hosted context costs no wake: one wait for a one-second run")
-    func idleHostDoesNotWake() {
-        let (wakeups, passes, timerFires) = onFreshThread { () -> (Int, Int, Int) in
+    func idleHostDoesNotWake() async {
+        let (wakeups, passes, timerFires) = await onFreshThreadAwaiting { () -> (Int, Int, Int) in
             let context = g_main_context_new()
             defer { g_main_context_unref(context) }
             let loop = loopOfThisThread()
@@ -342,8 +342,8 @@ struct HostContextTests {
     }
 
     @Test("a source attached from another thread wakes the hosting loop (GLib's wakeup descriptor)")
-    func crossThreadAttachWakesTheLoop() {
-        let (ranOnLoopThread, latency) = onFreshThread { () -> (Bool, Double) in
+    func crossThreadAttachWakesTheLoop() async {
+        let (ranOnLoopThread, latency) = await onFreshThreadAwaiting { () -> (Bool, Double) in
             let context = g_main_context_new()
             defer { g_main_context_unref(context) }
             let loop = loopOfThisThread()

@@ -28,8 +28,8 @@ struct FaultTests {
     }
 
     @Test("timers and sources added, then invalidated from another thread, never stay in the loop")
-    func addThenInvalidateFromAnotherThread() {
-        let (stale, idlePasses) = onFreshThread { () -> (Int, Int) in
+    func addThenInvalidateFromAnotherThread() async {
+        let (stale, idlePasses) = await onFreshThreadAwaiting { () -> (Int, Int) in
             let loop = EVRunLoop.current
             let keepAlive = EVSource { _ in }
             loop.add(keepAlive, forMode: .default)
@@ -75,8 +75,8 @@ struct FaultTests {
     }
 
     @Test("a tolerant timer parked at distantFuture never fires and does not spin the loop")
-    func distantFutureWithTolerance() {
-        let (fired, passes) = onFreshThread { () -> (Bool, Int) in
+    func distantFutureWithTolerance() async {
+        let (fired, passes) = await onFreshThreadAwaiting { () -> (Bool, Int) in
             let loop = EVRunLoop.current
             let fired = LoopBox(false)
             let timer = EVTimer(interval: 1, repeats: true, tolerance: 0.1) { _ in fired.value = true }
@@ -142,12 +142,12 @@ struct FaultTests {
     }
 
     @Test("a source made with closesDescriptor closes its descriptor on invalidate, on its loop or never added")
-    func ownedDescriptor() throws {
+    func ownedDescriptor() async throws {
         var fds: [Int32] = [0, 0]
         try #require(pipe(&fds) == 0)
         defer { close(fds[1]) }
         let readEnd = fds[0]
-        let closed = onFreshThread { () -> Bool in
+        let closed = await onFreshThreadAwaiting { () -> Bool in
             let loop = EVRunLoop.current
             guard let source = try? EVSource(fileDescriptor: readEnd, closesDescriptor: true, handler: { _ in })
             else { return false }
@@ -167,23 +167,25 @@ struct FaultTests {
     }
 
     @Test("two sources for one signal on one loop: the disposition comes back after the last invalidate")
-    func twoSourcesOneSignal() {
-        let (fired, afterFirst, afterSecond) = onFreshThread { () -> (Int, Bool, Bool) in
-            let previous = signal(SIGURG, SIG_IGN)
-            defer { signal(SIGURG, previous) }
+    func twoSourcesOneSignal() async {
+        let (fired, afterFirst, afterSecond) = await onFreshThreadAwaiting { () -> (Int, Bool, Bool) in
+            // A signal no other test of this process watches: this one sets its disposition,
+            // which a source of another test running beside it would rightly refuse.
+            let previous = signal(SIGPWR, SIG_IGN)
+            defer { signal(SIGPWR, previous) }
             func ignored() -> Bool {
                 var now = sigaction()
-                sigaction(SIGURG, nil, &now)
+                sigaction(SIGPWR, nil, &now)
                 return unsafeBitCast(now.__sigaction_handler.sa_handler, to: Int.self)
                     == unsafeBitCast(SIG_IGN, to: Int.self)
             }
             let loop = EVRunLoop.current
             let fired = LoopBox(0)
-            let first = EVSource(signal: SIGURG) { _ in fired.value += 1 }
-            let second = EVSource(signal: SIGURG) { _ in fired.value += 1 }
+            let first = EVSource(signal: SIGPWR) { _ in fired.value += 1 }
+            let second = EVSource(signal: SIGPWR) { _ in fired.value += 1 }
             loop.add(first, forMode: .default)
             loop.add(second, forMode: .default)
-            pthread_kill(pthread_self(), SIGURG)
+            pthread_kill(pthread_self(), SIGPWR)
             loop.run(mode: .default, for: .milliseconds(200), returnAfterSourceHandled: false)
             first.invalidate()
             let afterFirst = ignored()
@@ -278,9 +280,9 @@ struct FaultTests {
     }
 
     @Test("adding and invalidating 100,000 common-mode timers, manual sources and observers finishes (O(log n) each)")
-    func manyRemovals() {
+    func manyRemovals() async {
         let count = 100_000
-        let left = onFreshThread { () -> Int in
+        let left = await onFreshThreadAwaiting { () -> Int in
             let loop = EVRunLoop(clock: EVVirtualClock())
             loop.addCommonMode("other")
             let timers = (0..<count).map { _ in EVTimer(interval: 1, repeats: false) { _ in } }

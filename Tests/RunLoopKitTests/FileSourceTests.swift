@@ -16,6 +16,14 @@ struct FileSourceTests {
         return try body(path)
     }
 
+    /// ``withDirectory(_:)`` for a body that suspends.
+    static func withDirectory<T>(_ body: (String) async throws -> T) async rethrows -> T {
+        let path = FileManager.default.temporaryDirectory.path + "/runloopkit-files-\(UUID().uuidString)"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return try await body(path)
+    }
+
     /// Writes `text` to `path` in place (no rename).
     static func write(_ text: String, to path: String, appending: Bool = false) {
         let fd = open(path, O_WRONLY | O_CREAT | (appending ? O_APPEND : O_TRUNC), 0o644)
@@ -87,11 +95,11 @@ struct FileSourceTests {
     }
 
     @Test("a burst of 1,000 writes within a 50 ms tolerance is one to three callouts")
-    func burstWithTolerance() {
-        Self.withDirectory { directory in
+    func burstWithTolerance() async {
+        await Self.withDirectory { directory in
             let file = directory + "/log"
             Self.write("", to: file)
-            let (callouts, changes) = onFreshThread { () -> (Int, EVSource.FileChanges) in
+            let (callouts, changes) = await onFreshThreadAwaiting { () -> (Int, EVSource.FileChanges) in
                 let loop = EVRunLoop.current
                 let log = Log()
                 let source = try! EVSource(watching: file, for: .modified, tolerance: .milliseconds(50)) { log.record($0) }
@@ -195,15 +203,15 @@ struct FileSourceTests {
     }
 
     @Test("an overflowed inotify queue is reported as overflow to every file source of the loop, then watching goes on")
-    func overflow() throws {
+    func overflow() async throws {
         let limit = try #require(Int(String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)))
-        Self.withDirectory { parent in
+        await Self.withDirectory { parent in
             let (directory, other) = (parent + "/busy", parent + "/quiet")
             mkdir(directory, 0o755)
             mkdir(other, 0o755)
             Self.write("", to: other + "/file")
-            let (busy, quiet, after) = onFreshThread { () -> ([EVSource.FileChanges], [EVSource.FileChanges], [[String]]) in
+            let (busy, quiet, after) = await onFreshThreadAwaiting { () -> ([EVSource.FileChanges], [EVSource.FileChanges], [[String]]) in
                 let loop = EVRunLoop.current
                 let (busy, quiet) = (Log(), Log())
                 let watching = try! EVSource(watching: directory, for: .created) { busy.record($0) }

@@ -55,8 +55,8 @@ struct FileSourceThreadRaceTests {
         }
     }
     @Test("a file source invalidated between another thread's add and its watch's registration keeps no watch")
-    func invalidatedBeforeRegistration() {
-        FileSourceTests.withDirectory { directory in
+    func invalidatedBeforeRegistration() async {
+        await FileSourceTests.withDirectory { directory in
             let fired = Atomic<Int>(0)
             let source = try! EVSource(watching: directory, label: "late") { _ in fired.add(1, ordering: .relaxed) }
             let loop = EVRunLoop.startThread(name: "file-race")
@@ -73,16 +73,16 @@ struct FileSourceThreadRaceTests {
             loop.shared.seams.withLock { $0.addBeforeFileRegister = nil }
             let added = DispatchSemaphore(value: 0)
             loop.enqueue { _ in added.signal() }
-            #expect(added.wait(timeout: .now() + 10) == .success)
+            #expect(await signalled(added, within: .seconds(10)))
             #expect(!loop.engine.inotify.isRegistered(source), "the invalidated source keeps its share of the directory's watch")
             // A change after the invalidation calls nothing.
             _ = FileManager.default.createFile(atPath: directory + "/after", contents: Data())
             let passed = DispatchSemaphore(value: 0)
             loop.add(EVTimer(interval: 0.2, repeats: false) { _ in passed.signal() }, forMode: .default)
-            #expect(passed.wait(timeout: .now() + 10) == .success)
+            #expect(await signalled(passed, within: .seconds(10)))
             let fires = fired.load(ordering: .relaxed)
             #expect(fires == 0)
-            loop.syncShutdown()
+            await loop.shutdown()
         }
     }
 }

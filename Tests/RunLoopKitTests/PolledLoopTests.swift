@@ -161,11 +161,11 @@ struct PolledLoopTests {
     }
 
     @Test("timers with tolerance share the wakes they share under run")
-    func toleranceCoalesces() {
+    func toleranceCoalesces() async {
         // Three timers whose tolerances overlap: a run wakes once for all three, and so must
         // a loop driven from a poll() loop.
-        func scenario(polled: Bool) -> (log: [String], wakes: Int) {
-            onFreshThread {
+        func scenario(polled: Bool) async -> (log: [String], wakes: Int) {
+            await onFreshThreadAwaiting {
                 let loop = EVRunLoop.current
                 let log = LoopBox<[String]>([])
                 let start = loop.now
@@ -188,16 +188,16 @@ struct PolledLoopTests {
                 return (log.value, loop.statistics.wakeups)
             }
         }
-        let ran = scenario(polled: false)
-        let polled = scenario(polled: true)
+        let ran = await scenario(polled: false)
+        let polled = await scenario(polled: true)
         #expect(ran.log == ["beforeWaiting", "afterWaiting", "a", "b", "c"])
         #expect(polled.log == ran.log)
         #expect(polled.wakes == ran.wakes)
     }
 
     @Test("an empty mode opens no run and polls until a wake brings work")
-    func emptyModeWaits() {
-        let (first, ran, mode) = onFreshThread { () -> (EVRunLoop.PollDeadline, Bool, EVRunLoop.Mode?) in
+    func emptyModeWaits() async {
+        let (first, ran, mode) = await onFreshThreadAwaiting { () -> (EVRunLoop.PollDeadline, Bool, EVRunLoop.Mode?) in
             let loop = EVRunLoop.current
             let ran = LoopBox(false)
             let first = loop.preparePolledPass()

@@ -50,10 +50,12 @@ struct SourceEventTests {
                 }
             }
             // The source is added when iteration starts: keep signalling until it is caught.
+            // Awaited, not waited for: a blocking wait would hold a thread of the pool the
+            // consumer task needs to run at all.
             var received = false
             for _ in 0..<200 where !received {
                 kill(getpid(), SIGUSR1)
-                received = done.wait(timeout: .now() + .milliseconds(50)) == .success
+                received = await signalled(done, within: .milliseconds(50))
             }
             consumer.cancel()
             _ = await consumer.result

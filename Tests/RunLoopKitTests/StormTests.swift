@@ -30,9 +30,9 @@ struct StormTests {
     }
 
     @Test("an 8-thread storm of add/invalidate/perform/stop/wakeUp leaves no invalid timer or source, loses and duplicates nothing, and idles")
-    func storm() {
+    func storm() async {
         let seconds = ProcessInfo.processInfo.environment["RUNLOOPKIT_STORM_SECONDS"].flatMap(Double.init) ?? 2
-        let figures = onFreshThread { Self.runStorm(seconds: seconds, threads: 8) }
+        let figures = await onFreshThreadAwaiting { Self.runStorm(seconds: seconds, threads: 8) }
         print(figures)
         #expect(figures.timersAdded > 0 && figures.sourcesAdded > 0)
         #expect(figures.blocksRun == figures.blocksQueued)

@@ -72,8 +72,8 @@ final class ChildLoopThread: Sendable {
 
 @Suite struct ChildProcessSnippetTests {
     @Test("the article's run(_:timeout:) reports an exit status, and kills at the timeout")
-    func runWithTimeout() throws {
-        let (exited, killed, elapsed) = try onThread { () throws -> (EVSource.ChildExit?, EVSource.ChildExit?, Duration) in
+    func runWithTimeout() async throws {
+        let (exited, killed, elapsed) = try await onThread { () throws -> (EVSource.ChildExit?, EVSource.ChildExit?, Duration) in
             let exited = try run("exit 3", timeout: 20)
             let start = ContinuousClock.now
             let killed = try run("sleep 30", timeout: 0.2)
@@ -97,16 +97,12 @@ final class ChildLoopThread: Sendable {
         #expect(exit == .exited(3))
     }
 
-    /// Runs `body` on a new thread (its own loop) and returns what it returned.
-    private func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) throws -> T {
-        let result = Handoff<Result<T, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            let outcome = Result { try body() }
-            result.value.withLock { $0 = outcome }
-            done.signal()
+    /// Runs `body` on a new thread (its own loop) and returns what it returned, suspending the
+    /// caller meanwhile: the body waits for real processes, and a blocking wait would hold a
+    /// thread of the cooperative pool for that long.
+    private func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
         }
-        done.wait()
-        return try result.value.withLock { $0! }.get()
     }
 }

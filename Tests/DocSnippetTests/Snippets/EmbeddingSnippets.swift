@@ -6,14 +6,15 @@ import Testing
 // Embedding.md and the doc comments of EVRunLoop+Polling.swift and EVRunLoop+Thread.swift
 // (the async main is Examples/loop-thread): run.
 @Suite struct EmbeddingSnippets {
-    /// Runs `body` on a new thread and waits for it.
-    static func onThread(_ body: @escaping @Sendable () -> Void) {
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            body()
-            done.signal()
-        }.start()
-        done.wait()
+    /// Runs `body` on a new thread and suspends the caller until it returns, holding no thread
+    /// of the cooperative pool meanwhile (the body waits for a real timer).
+    static func onThread(_ body: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread {
+                body()
+                done.resume()
+            }.start()
+        }
     }
 
     @Test func loopThread() async {
@@ -27,8 +28,8 @@ import Testing
         timer.invalidate()
     }
 
-    @Test func pollLoop() {
-        Self.onThread {
+    @Test func pollLoop() async {
+        await Self.onThread {
             // snippet: polling-doc
             let loop = EVRunLoop.current
             loop.add(EVTimer(interval: 0.1, repeats: false) { _ in print("fired") }, forMode: .default)

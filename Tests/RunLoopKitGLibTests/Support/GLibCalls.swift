@@ -38,10 +38,12 @@ func monotonicSeconds() -> Double {
     return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
 
-/// A pipe whose ends the caller closes.
+/// A pipe whose ends the caller closes; close-on-exec, so that a process another test spawns
+/// meanwhile holds no copy of either end.
 func makePipe() -> (read: Int32, write: Int32) {
     var fds: [Int32] = [0, 0]
     guard pipe(&fds) == 0 else { fatalError("pipe: \(errno)") }
+    for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
     return (fds[0], fds[1])
 }
 

@@ -109,7 +109,18 @@ func runScenarioSuspending(
     }
 }
 
-/// Runs `body` on a new thread and waits for it.
+/// Runs `body` on a new thread and suspends the caller until it returns, holding no thread of
+/// the cooperative pool meanwhile: for bodies that take long (real time, much work), which
+/// ``onFreshThread(_:)`` would hold one of the pool's few threads for.
+func onFreshThreadAwaiting<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
+    }
+}
+
+/// Runs `body` on a new thread and waits for it, blocking the calling thread: for short
+/// bodies only (``onFreshThreadAwaiting(_:)`` otherwise), as the caller is a test's thread of
+/// the cooperative pool, which the pool's other tasks cannot use meanwhile.
 func onFreshThread<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
     let done = DispatchSemaphore(value: 0)
     let result = Mutex<T?>(nil)
