@@ -7,7 +7,6 @@ let package = Package(
     name: "loop-bench",
     platforms: [.macOS(.v15)],
     dependencies: [
-        // The library under test, by path: the repository root.
         .package(name: "RunLoopKit", path: ".."),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // Peers: SwiftNIO's event loop, and swift-async-algorithms' AsyncTimerSequence.
@@ -16,7 +15,6 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     ],
     targets: [
-        // The raw libev side of every workload, in C, plus the clocks and counters all peers share.
         .target(
             name: "CLibevBench",
             path: "CLibevBench",
@@ -26,7 +24,7 @@ let package = Package(
             name: "loop-bench",
             dependencies: [
                 .product(name: "RunLoopKit", package: "RunLoopKit"),
-                // The line charts of the report (bars and box plots: Charts/SVGChart.swift).
+                // The machine chart of the report (the others: Charts/LineChart.swift).
                 .product(name: "RunLoopKitSVGPlot", package: "RunLoopKit"),
                 // GLib both ways (the glib workload); its CRunLoopKitGLib module (<glib.h>) comes with it.
                 .product(name: "RunLoopKitGLib", package: "RunLoopKit"),

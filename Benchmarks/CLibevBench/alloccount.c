@@ -26,32 +26,19 @@ static inline void note(void) {
     }
 }
 
-void *malloc(size_t size) {
-    note();
-    return __libc_malloc(size);
-}
+// Each entry point counts, then forwards (a realloc that frees, size 0, or resizes in place
+// counts too: it is a call into the allocator that the code made).
+#define COUNTED(name, libc, params, args) \
+    void *name params {                   \
+        note();                           \
+        return libc args;                 \
+    }
 
-void *calloc(size_t count, size_t size) {
-    note();
-    return __libc_calloc(count, size);
-}
-
-void *realloc(void *pointer, size_t size) {
-    // A realloc that frees (size 0) or resizes in place still counts: it is a call into the
-    // allocator that the code made.
-    note();
-    return __libc_realloc(pointer, size);
-}
-
-void *memalign(size_t alignment, size_t size) {
-    note();
-    return __libc_memalign(alignment, size);
-}
-
-void *aligned_alloc(size_t alignment, size_t size) {
-    note();
-    return __libc_memalign(alignment, size);
-}
+COUNTED(malloc, __libc_malloc, (size_t size), (size))
+COUNTED(calloc, __libc_calloc, (size_t count, size_t size), (count, size))
+COUNTED(realloc, __libc_realloc, (void *pointer, size_t size), (pointer, size))
+COUNTED(memalign, __libc_memalign, (size_t alignment, size_t size), (alignment, size))
+COUNTED(aligned_alloc, __libc_memalign, (size_t alignment, size_t size), (alignment, size))
 
 int posix_memalign(void **result, size_t alignment, size_t size) {
     if (alignment < sizeof(void *) || (alignment & (alignment - 1)) != 0) return EINVAL;

@@ -1,5 +1,5 @@
-// The raw-libev side of loop-bench: each workload written the way a C programmer would
-// write it against libev, with the measuring kept out of the callbacks where possible.
+// The raw-libev side of loop-bench, written as a C programmer would against libev. Loops
+// are destroyed with their watchers still started: ev_loop_destroy needs no stops.
 #define _GNU_SOURCE
 #include "clibevbench.h"
 
@@ -18,8 +18,6 @@
 #include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
-
-// MARK: Clocks and process counters
 
 static int64_t clock_ns(clockid_t clock) {
     struct timespec ts;
@@ -56,8 +54,7 @@ void lb_keep_freed_memory(void) {
     mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
 }
 
-// The calling thread's CPUs before the first pin (a pair's children are started from one
-// thread, the main one).
+// The calling thread's CPUs before the first pin.
 static cpu_set_t unpinned;
 static int unpinned_saved;
 
@@ -87,19 +84,15 @@ void lb_unpin(void) {
 int lb_libev_version_major(void) { return ev_version_major(); }
 int lb_libev_version_minor(void) { return ev_version_minor(); }
 
-// MARK: Shared by the workloads
-
 static void run_over(struct ev_loop *loop, ev_timer *w, int revents) { ev_break(loop, EVBREAK_ALL); }
 
-/// Starts `stop`, which ends `ev_run` `seconds` from now.
 static void stop_after(struct ev_loop *loop, ev_timer *stop, double seconds) {
     ev_timer_init(stop, run_over, seconds, 0.);
     ev_now_update(loop);
     ev_timer_start(loop, stop);
 }
 
-/// Runs `loop` while a new thread runs `body(argument)`, then joins the thread. Returns 0, or
-/// -1 (the loop not run) when the thread could not start.
+/// Runs `loop` beside a new thread running `body(argument)`; -1 if the thread did not start.
 static int run_beside(struct ev_loop *loop, void *(*body)(void *), void *argument) {
     pthread_t thread;
     if (pthread_create(&thread, NULL, body, argument) != 0) return -1;
@@ -108,10 +101,9 @@ static int run_beside(struct ev_loop *loop, void *(*body)(void *), void *argumen
     return 0;
 }
 
-/// A sender thread paced by the loop (`paced_sender`): `samples` sends, each after the loop
-/// handled the previous one and `gap_seconds` more (so that the loop is asleep again); the
-/// loop's callback records each send-to-callout latency (`paced_handled`). A workload's own
-/// state embeds it first.
+/// A sender thread paced by the loop: `samples` sends, each `gap_seconds` after the loop
+/// handled the previous one (asleep again); `paced_handled` records each latency. A
+/// workload's own state embeds it first.
 typedef struct paced paced;
 struct paced {
     int32_t samples;
@@ -135,8 +127,6 @@ static void *paced_sender(void *argument) {
     return NULL;
 }
 
-/// In the loop's callback: records the latency of the send it saw; breaks out of `ev_run`
-/// after the last one.
 static void paced_handled(struct ev_loop *loop, paced *run) {
     int64_t now = lb_monotonic_ns();
     int32_t index = atomic_load_explicit(&run->handled, memory_order_relaxed);
@@ -149,13 +139,11 @@ static void paced_handled(struct ev_loop *loop, paced *run) {
 static void never_fired(struct ev_loop *loop, ev_timer *w, int revents) {}
 static void never_readable(struct ev_loop *loop, ev_io *w, int revents) {}
 
-// MARK: Timers
-
-/// What the callbacks of lb_run_timers share (the loop's userdata).
 typedef struct {
     uint64_t fires;
     uint64_t wakes;
     lb_fire_log *log;
+    lb_fire_log *wake_log;
 } timer_run;
 
 static void timer_fired(struct ev_loop *loop, ev_timer *w, int revents) {
@@ -171,10 +159,15 @@ static void timer_fired(struct ev_loop *loop, ev_timer *w, int revents) {
 
 static void woke(struct ev_loop *loop, ev_check *w, int revents) { ((timer_run *)ev_userdata(loop))->wakes++; }
 
-// The parts that callgrind counts (`--toggle-collect='*measured*'`, loop-bench's instruction
-// rows and `--probe`): out of line, under names that hold `measured`. An uncounted round
-// inlines the same loop instead: a twin function would be folded into the measured one by
-// the linker (identical code), and counted.
+static void woke_logged(struct ev_loop *loop, ev_check *w, int revents) {
+    woke(loop, w, revents);
+    lb_fire_log *log = ((timer_run *)ev_userdata(loop))->wake_log;
+    if (log->count < log->capacity) log->times[log->count++] = lb_monotonic_ns();
+}
+
+// What callgrind counts (`--toggle-collect='*measured*'`) is out of line under names holding
+// `measured`. An uncounted round inlines the same loop: the linker would fold a twin function
+// into the measured one.
 
 __attribute__((noinline)) static void lb_measuredFire(struct ev_loop *loop) { ev_run(loop, 0); }
 
@@ -203,11 +196,11 @@ __attribute__((noinline)) static void lb_measuredInvalidate(struct ev_loop *loop
 
 int lb_run_timers(int32_t count, double interval, const double *intervals, const double *first_after,
                   double collect_interval, double seconds,
-                  int64_t *start_ns, lb_fire_log *log, lb_run_stats *stats) {
+                  int64_t *start_ns, lb_fire_log *log, lb_fire_log *wakes, lb_run_stats *stats) {
     struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
     if (!loop) return -1;
     if (collect_interval > 0) ev_set_timeout_collect_interval(loop, collect_interval);
-    timer_run run = {0, 0, log};
+    timer_run run = {0, 0, log, wakes};
     ev_set_userdata(loop, &run);
 
     ev_timer *timers = malloc(sizeof(ev_timer) * (size_t)(count > 0 ? count : 1));
@@ -219,15 +212,11 @@ int lb_run_timers(int32_t count, double interval, const double *intervals, const
         ev_timer_start(loop, &timers[i]);
     }
     ev_check check;
-    ev_check_init(&check, woke);
+    ev_check_init(&check, wakes ? woke_logged : woke);
     ev_check_start(loop, &check);
 
-    // The measured window starts now, so setup time is not charged to the run.
     ev_timer stop;
     stop_after(loop, &stop, seconds);
-    if (log) log->count = 0;
-    run.fires = 0;
-    run.wakes = 0;
     int64_t cpu0 = lb_process_cpu_ns(), wall0 = lb_monotonic_ns();
     int64_t switches0 = lb_process_voluntary_switches();
     lb_measuredFire(loop);
@@ -236,12 +225,8 @@ int lb_run_timers(int32_t count, double interval, const double *intervals, const
     stats->voluntary_switches = lb_process_voluntary_switches() - switches0;
     stats->fires = run.fires;
     stats->wakes = run.wakes;
-
-    for (int32_t i = 0; i < count; i++) ev_timer_stop(loop, &timers[i]);
-    ev_check_stop(loop, &check);
-    ev_timer_stop(loop, &stop);
-    free(timers);
     ev_loop_destroy(loop);
+    free(timers);
     return 0;
 }
 
@@ -261,80 +246,6 @@ int lb_schedule_cost(int32_t count, const double *after, const int32_t *stop_ord
     ev_loop_destroy(loop);
     return 0;
 }
-
-// MARK: Machine coalescing
-
-typedef struct {
-    ev_timer watcher;
-    int32_t id;
-    int64_t scheduled;
-    int64_t step;
-} collect_timer;
-
-typedef struct {
-    int64_t *wakes;
-    int64_t wake_capacity;
-    int64_t wake_count;
-    lb_fire_log *log;
-    int64_t *lateness;
-} collect_run;
-
-static void collect_fired(struct ev_loop *loop, ev_timer *w, int revents) {
-    collect_timer *timer = (collect_timer *)w;
-    collect_run *run = ev_userdata(loop);
-    int64_t now = lb_monotonic_ns();
-    while (timer->scheduled + timer->step <= now) timer->scheduled += timer->step;
-    lb_fire_log *log = run->log;
-    if (log->count < log->capacity) {
-        log->ids[log->count] = timer->id;
-        log->times[log->count] = now;
-        run->lateness[log->count] = now - timer->scheduled;
-        log->count++;
-    }
-    timer->scheduled += timer->step;
-}
-
-static void collect_woke(struct ev_loop *loop, ev_check *w, int revents) {
-    collect_run *run = ev_userdata(loop);
-    if (run->wake_count < run->wake_capacity) run->wakes[run->wake_count++] = lb_monotonic_ns();
-}
-
-int lb_collect_wakes(int32_t count, double interval, const double *first_after,
-                     double collect_interval, int64_t end_ns,
-                     int64_t *wakes, int64_t wake_capacity, int64_t *wake_count,
-                     lb_fire_log *log, int64_t *lateness) {
-    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
-    if (!loop) return -1;
-    if (collect_interval > 0) ev_set_timeout_collect_interval(loop, collect_interval);
-    collect_run run = {wakes, wake_capacity, 0, log, lateness};
-    log->count = 0;
-    ev_set_userdata(loop, &run);
-    collect_timer *timers = calloc((size_t)(count > 0 ? count : 1), sizeof(collect_timer));
-    ev_now_update(loop);
-    int64_t base = lb_monotonic_ns();
-    for (int32_t i = 0; i < count; i++) {
-        timers[i].id = i;
-        timers[i].scheduled = base + (int64_t)(first_after[i] * 1e9);
-        timers[i].step = (int64_t)(interval * 1e9);
-        ev_timer_init(&timers[i].watcher, collect_fired, first_after[i], interval);
-        ev_timer_start(loop, &timers[i].watcher);
-    }
-    ev_check check;
-    ev_check_init(&check, collect_woke);
-    ev_check_start(loop, &check);
-    ev_timer stop;
-    stop_after(loop, &stop, (double)(end_ns - lb_monotonic_ns()) / 1e9);
-    ev_run(loop, 0);
-    *wake_count = run.wake_count;
-    for (int32_t i = 0; i < count; i++) ev_timer_stop(loop, &timers[i].watcher);
-    ev_check_stop(loop, &check);
-    ev_timer_stop(loop, &stop);
-    free(timers);
-    ev_loop_destroy(loop);
-    return 0;
-}
-
-// MARK: Aligned
 
 typedef struct {
     int32_t wanted;
@@ -357,12 +268,9 @@ int lb_aligned(double interval, int32_t fires, int64_t *wall_times) {
     ev_periodic_init(&periodic, periodic_fired, 0., interval, 0);
     ev_periodic_start(loop, &periodic);
     ev_run(loop, 0);
-    ev_periodic_stop(loop, &periodic);
     ev_loop_destroy(loop);
     return 0;
 }
-
-// MARK: Cross-thread wake
 
 typedef struct {
     paced paced;
@@ -385,12 +293,9 @@ int lb_cross_thread_wake(int32_t samples, double gap_seconds, int64_t *latencies
     ev_async_init(&run.async, wake_handled);
     ev_async_start(loop, &run.async);
     int status = run_beside(loop, paced_sender, &run);
-    ev_async_stop(loop, &run.async);
     ev_loop_destroy(loop);
     return status;
 }
-
-// MARK: Pass overhead
 
 typedef struct {
     ev_async async;
@@ -426,14 +331,9 @@ int lb_pass_overhead(int32_t passes, int wake_each_pass, int64_t *total_ns) {
     int64_t t0 = lb_monotonic_ns();
     for (int32_t i = 0; i < passes; i++) ev_run(loop, flags);
     *total_ns = lb_monotonic_ns() - t0;
-    ev_prepare_stop(loop, &prepare);
-    ev_check_stop(loop, &check);
-    ev_async_stop(loop, &run.async);
     ev_loop_destroy(loop);
     return run.checks == (uint64_t)passes ? 0 : -1;
 }
-
-// MARK: Descriptor sources
 
 typedef struct {
     paced paced;
@@ -486,22 +386,16 @@ int lb_descriptors(int32_t count, const int32_t *read_fds, int32_t active_write_
     *feed_wall_ns = lb_monotonic_ns() - wall0;
     *feeds = run.feeds;
     (void)!read(read_fds[count], &byte, 1);  // the byte in flight when the window ended
-
-    ev_timer_stop(loop, &stop);
-    for (int32_t i = 0; i <= count; i++) ev_io_stop(loop, &watchers[i]);
-    free(watchers);
     ev_loop_destroy(loop);
+    free(watchers);
     return status;
 }
 
 int lb_idle_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 
-// MARK: Memory
-
 typedef struct {
     struct ev_loop *loop;
     ev_timer *timers;
-    int32_t count;
 } timer_set;
 
 void *lb_timer_set_create(int32_t count) {
@@ -509,7 +403,6 @@ void *lb_timer_set_create(int32_t count) {
     if (!set) return NULL;
     set->loop = ev_loop_new(EVFLAG_AUTO);
     set->timers = malloc(sizeof(ev_timer) * (size_t)(count > 0 ? count : 1));
-    set->count = count;
     if (!set->loop || !set->timers) return NULL;
     for (int32_t i = 0; i < count; i++) {
         ev_timer_init(&set->timers[i], never_fired, 3600. + i * 1e-6, 0.);
@@ -520,13 +413,10 @@ void *lb_timer_set_create(int32_t count) {
 
 void lb_timer_set_destroy(void *opaque) {
     timer_set *set = opaque;
-    for (int32_t i = 0; i < set->count; i++) ev_timer_stop(set->loop, &set->timers[i]);
-    free(set->timers);
     ev_loop_destroy(set->loop);
+    free(set->timers);
     free(set);
 }
-
-// MARK: Child exits
 
 extern char **environ;
 
@@ -559,7 +449,7 @@ int lb_child_exits(int32_t samples, int64_t *latencies) {
         ev_child_init(&watcher, child_exited, pid, 0);
         watcher.data = &run;
         ev_child_start(loop, &watcher);
-        // Returns once the watcher stopped: libev's own SIGCHLD watcher holds no reference.
+        // Returns once the watcher stopped: libev's SIGCHLD watcher holds no reference.
         ev_run(loop, 0);
         if (!WIFEXITED(run.status) || WEXITSTATUS(run.status) != 0) {
             errno = ECHILD;
@@ -570,10 +460,7 @@ int lb_child_exits(int32_t samples, int64_t *latencies) {
     return 0;
 }
 
-// MARK: File changes
-
-/// One `ev_stat` on a file and a writer thread appending to it: paced (`lb_file_changes`),
-/// or `writes` bytes back to back (`lb_file_burst`, which counts the callouts).
+/// An `ev_stat` on a file and a writer thread appending to it, paced or in a burst.
 typedef struct {
     paced paced;
     int fd;
@@ -598,8 +485,7 @@ static void *burst_writer(void *argument) {
 
 static void burst_changed(struct ev_loop *loop, ev_stat *w, int revents) { ((file_run *)w->data)->callouts++; }
 
-/// Watches `path` with `changed` on a new loop, runs it beside `writer` (for `window_seconds`
-/// when positive), and tears down. Returns 0, or -1 with errno set.
+/// Watches `path` with `changed` beside `writer` (for `window_seconds` when positive).
 static int watch_file(const char *path, file_run *run, void (*changed)(struct ev_loop *, ev_stat *, int),
                       void *(*writer)(void *), double window_seconds) {
     run->fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
@@ -613,7 +499,6 @@ static int watch_file(const char *path, file_run *run, void (*changed)(struct ev
     ev_timer stop;
     if (window_seconds > 0) stop_after(loop, &stop, window_seconds);
     int status = run_beside(loop, writer, run);
-    if (window_seconds > 0) ev_timer_stop(loop, &stop);
     ev_stat_stop(loop, &watcher);
     ev_loop_destroy(loop);
     close(run->fd);
@@ -633,8 +518,6 @@ int lb_file_burst(const char *path, int32_t writes, double window_seconds, int64
     return status;
 }
 
-// MARK: Idle callouts
-
 typedef struct {
     int32_t target;
     int32_t count;
@@ -648,7 +531,6 @@ static void idle_counted(struct ev_loop *loop, ev_idle *w, int revents) {
     }
 }
 
-/// The counted part of `lb_idle` (callgrind: `--toggle-collect='*measuredIdle*'`).
 __attribute__((noinline)) static void lb_measuredIdle(struct ev_loop *loop) { ev_run(loop, 0); }
 
 int lb_idle(int32_t callouts, int32_t watched_fd, int64_t *cpu_ns) {
@@ -667,7 +549,6 @@ int lb_idle(int32_t callouts, int32_t watched_fd, int64_t *cpu_ns) {
     int64_t cpu0 = lb_process_cpu_ns();
     lb_measuredIdle(loop);
     *cpu_ns = lb_process_cpu_ns() - cpu0;
-    if (watched_fd >= 0) ev_io_stop(loop, &watched);
     ev_loop_destroy(loop);
     return run.count == callouts ? 0 : -1;
 }

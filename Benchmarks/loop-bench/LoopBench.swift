@@ -9,7 +9,7 @@ struct LoopBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "loop-bench",
         abstract: "RunLoopKit vs libev, Foundation, Dispatch, NIO, Task.sleep and AsyncTimerSequence, side by side, with ratios.",
-        discussion: "Workloads: \(Workload.all.map(\.name).joined(separator: ", ")).")
+        discussion: "Workloads: \(Workloads.all.map { $0.name }.joined(separator: ", ")).")
 
     @Flag(help: "A short run of every workload (seconds in all): a smoke test, not numbers to quote.")
     var quick = false
@@ -56,14 +56,14 @@ struct LoopBench: ParsableCommand {
     var childArgument: [String] = []
 
     func validate() throws {
-        let names = Workload.all.map(\.name)
+        let names = Workloads.all.map { $0.name }
         if let unknown = selectedNames?.filter({ !names.contains($0) }), !unknown.isEmpty {
             throw ValidationError("unknown workload \(unknown.joined(separator: ", ")); choose from \(names.joined(separator: ", "))")
         }
         if let repetitions, repetitions < 1 { throw ValidationError("--repetitions must be at least 1") }
         if let pairs, pairs < 1 { throw ValidationError("--pairs must be at least 1") }
-        if let child, !Workload.all.contains(where: { $0.name == child && $0.child != nil }) {
-            throw ValidationError("no child entry point for workload \(child)")
+        if let child, !names.contains(child) {
+            throw ValidationError("no workload \(child) to run a child of")
         }
         if let peers, peers.split(separator: ",").contains(where: { Peer(key: String($0)) == nil }) {
             throw ValidationError("unknown peer in \(peers); choose from \(Peer.keys)")
@@ -86,8 +86,8 @@ struct LoopBench: ParsableCommand {
     }
 
     func run() throws {
-        if let child, let entry = Workload.all.first(where: { $0.name == child })?.child {
-            entry(childArgument)
+        if let child, let workload = Workloads.all.first(where: { $0.name == child }) {
+            workload.child(childArgument)
             return
         }
         if check || writeThresholds {
@@ -103,7 +103,7 @@ struct LoopBench: ParsableCommand {
         if let pairs { plan.pairs = pairs }
         if unpinned { plan.pinsPairs = false }
         if let chosenPeers { plan.peers = chosenPeers }
-        let chosen = selectedNames.map { names in Workload.all.filter { names.contains($0.name) } } ?? Workload.all
+        let chosen = selectedNames.map { names in Workloads.all.filter { names.contains($0.name) } } ?? Workloads.all
 
         let started = Date()
         // The revision is read before measuring: `swift run` (and `make bench`) build

@@ -3,17 +3,12 @@ import Foundation
 import RunLoopKit
 import Synchronization
 
-/// The workloads of the gated instruction rows (``Gates``): each runs on one thread with
-/// one loop and never waits, so that callgrind counts the same instructions on any machine
-/// and under any load. The counted part is `measuredGate` (`--toggle-collect='*measuredGate*'`).
-/// Each first runs its loop for two seconds (``warmUp(_:)``), so that the counted part
-/// takes the paths a running program takes: the CPU counter's rate measured and the clock
-/// anchored, not a clock read per question.
+/// The workloads of the gated instruction rows (``Gates``): one thread, one loop, no wait,
+/// so that callgrind counts the same on any machine. The counted part is `measuredGate`,
+/// after a warm-up (``warmUp(_:)``) that takes it down a running program's paths.
 enum GateProbes {
-    /// Runs `loop` with a 5 ms repeating timer for two seconds, in a mode of its own (the
-    /// default mode's queue stays untouched): its waits' clock readings measure the
-    /// counter's rate (process-wide; under valgrind, whose clock reads are slow, it needs
-    /// long spans) and anchor the loop's counter.
+    /// Runs `loop` with a 5 ms timer for two seconds in a mode of its own: its waits measure
+    /// the CPU counter's rate (long spans under valgrind) and anchor the loop's clock.
     static func warmUp(_ loop: EVRunLoop) {
         let mode = EVRunLoop.Mode("loop-bench warm-up")
         let timer = EVTimer(interval: 0.005, repeats: true) { _ in }
@@ -31,15 +26,10 @@ enum GateProbes {
         }
     }
 
-    /// `gate-fire N K`: N repeating timers already due (their first fire within the last
-    /// millisecond, then every hour: each fire keeps up with its grid), all fired by one
-    /// polling pass, the loop recording K (``TimerRun/Observing``: 0 nothing, 1 metrics,
-    /// 2 a trace).
-    ///
-    /// The first fires are instants of the loop's clock in a seeded random order, not one
-    /// `Date`: a `Date` is converted at each add from two clock reads, so the order of the
-    /// timers' instants, and with it how many go to the heap and what its sifts cost (the
-    /// row's largest part), followed however long those reads took under the machine's load.
+    /// `gate-fire N K`: N repeating timers due within the last millisecond (then hourly),
+    /// fired by one polling pass, the loop recording K (0 nothing, 1 metrics, 2 a trace).
+    /// Their instants are seeded random ones of the loop's clock, not `Date`s: a `Date`'s
+    /// conversion reads the clock twice, so the heap's work followed the machine's load.
     static func fire(count: Int, observing: Int) -> Double {
         onWarmLoop { loop in
             switch TimerRun.Observing(rawValue: observing) ?? .nothing {
@@ -47,12 +37,12 @@ enum GateProbes {
             case .metrics: loop.recordsMetrics = true
             case .trace: loop.trace = EVRunLoop.Trace()
             }
-            let fires = Tally()
+            let fires = AtomicCounter()
             let now = loop.now
             var random = SeededRandom(seed: 38)
             let timers = (0..<count).map { _ in
                 let due = now - .nanoseconds(Int64.random(in: 1...1_000_000, using: &random))
-                return EVTimer(fireAt: due, interval: .seconds(3_600), repeats: true) { _ in fires.bump() }
+                return EVTimer(fireAt: due, interval: .seconds(3_600), repeats: true) { _ in fires.increment() }
             }
             for timer in timers { loop.add(timer, forMode: .default) }
             measuredGate { _ = loop.run(mode: .default, for: .zero) }
@@ -61,13 +51,11 @@ enum GateProbes {
         }
     }
 
-    /// `gate-schedule N`: the schedule workload's two rounds (create + add N one-shots 1–2 s
-    /// away, invalidate them in random order; the second round counted, in `measuredAdd`
-    /// and `measuredInvalidate`), after the warm-up.
+    /// `gate-schedule N`: the schedule workload's two rounds, the second counted.
     static func schedule(count: Int) -> Double {
         lb_keep_freed_memory()
         return onWarmLoop { _ in
-            _ = ScheduleCost.twoRounds(ScheduleCost.Input(count: count), on: .runLoopKit)
+            _ = ScheduleCost.rounds(ScheduleCost.Input(count: count), on: .runLoopKit, timed: 1)
             return Double(count)
         }
     }
@@ -84,8 +72,7 @@ enum GateProbes {
         }
     }
 
-    /// `gate-descriptors N`: N descriptor sources (the read ends of N pipes) created and
-    /// added, and the polling pass that starts watching them.
+    /// `gate-descriptors N`: N pipe read ends' sources created, added, and first watched.
     static func descriptors(count: Int) -> Double {
         DescriptorSources.raiseDescriptorLimit(to: 2 * count + 1_000)
         let pipes = (0..<count).map { _ in
@@ -110,26 +97,24 @@ enum GateProbes {
         }
     }
 
-    /// `gate-perform N`: N blocks performed on the loop from its own thread, and the
-    /// polling pass that runs them.
+    /// `gate-perform N`: N blocks performed from the loop's thread, and the pass that runs them.
     static func perform(count: Int) -> Double {
         onWarmLoop { loop in
-            let ran = Tally()
+            let ran = AtomicCounter()
             measuredGate {
-                for _ in 0..<count { loop.perform { ran.bump() } }
+                for _ in 0..<count { loop.perform { ran.increment() } }
                 loop.run(mode: .default, for: .zero)
             }
             return Double(ran.value)
         }
     }
 
-    /// `gate-task N`: N tasks started from the loop's thread with the loop as their
-    /// executor preference, and the passes that run them.
+    /// `gate-task N`: N tasks preferring the loop started from its thread, and their passes.
     static func task(count: Int) -> Double {
         onWarmLoop { loop in
-            let ran = Tally()
+            let ran = AtomicCounter()
             measuredGate {
-                for _ in 0..<count { Task(executorPreference: loop) { ran.bump() } }
+                for _ in 0..<count { Task(executorPreference: loop) { ran.increment() } }
                 while ran.value < count { loop.run(mode: .default, for: .zero) }
             }
             return Double(ran.value)
@@ -137,17 +122,17 @@ enum GateProbes {
     }
 
     /// `gate-actor N`: N calls awaited in a row on an actor pinned to the loop, from a task
-    /// that prefers the loop as its executor, and the passes that run them.
+    /// preferring the loop, and their passes.
     static func actor(count: Int) -> Double {
         onWarmLoop { loop in
             let actor = LoopActor(loop: loop)
-            let done = Tally()
+            let done = AtomicCounter()
             measuredGate {
                 Task(executorPreference: loop) {
                     var sum = 0
                     for index in 0..<count { sum &+= await actor.echo(index) }
                     precondition(sum >= 0)
-                    done.bump()
+                    done.increment()
                 }
                 while done.value == 0 { loop.run(mode: .default, for: .zero) }
             }
@@ -160,13 +145,4 @@ enum GateProbes {
 @inline(never)
 func measuredGate(_ body: () -> Void) {
     body()
-}
-
-/// A count bumped from callouts and tasks on one thread.
-final class Tally: Sendable {
-    private let count = Atomic<Int>(0)
-
-    var value: Int { count.load(ordering: .relaxed) }
-
-    func bump() { count.add(1, ordering: .relaxed) }
 }

@@ -1,14 +1,11 @@
 import ArgumentParser
 import Foundation
 
-/// `loop-bench --check`: the gated instruction rows, each counted by callgrind in a probe
-/// that never waits (``GateProbes``), against the committed thresholds in
-/// Benchmarks/Thresholds.json (as swift-nio's Benchmarks/Thresholds). A row fails when its
-/// count exceeds its threshold by more than ``tolerance`` in each of ``attempts`` counts (a
-/// busy machine only ever adds: create + add reads the clock where a preempted anchor read
-/// leaves the CPU's counter no bounds); the metrics row also fails when a
-/// callout with metrics on costs more than one counter read plus ``metricsAllowance``
-/// instructions over one without. Time rows are never gated: they move with the machine.
+/// `loop-bench --check`: the gated instruction rows (``GateProbes``) against
+/// Benchmarks/Thresholds.json. A row fails when it exceeds its threshold by more than
+/// ``tolerance`` in each of ``attempts`` counts (a busy machine only ever adds: a preempted
+/// anchor read leaves the CPU's counter no bounds); the metrics row also when a callout with
+/// metrics costs more than one counter read plus ``metricsAllowance`` over one without.
 enum Gates {
     /// How far above its threshold a row may count.
     static let tolerance = 0.02

@@ -1,13 +1,9 @@
 import CLibevBench
 import Foundation
 
-/// `loop-bench --probe MODE ARGUMENTS… [--peers runloopkit|libev|…]`: one workload on one
-/// peer (RunLoopKit unless `--peers` names another the mode runs on), once, in this process, printing its figures as
-/// `name=value` on one line. Each mode runs loop-bench's own workload code, so its timed
-/// part goes through the `measured` functions (`Support/Measured.swift`, `lb_measured*`),
-/// which is what `valgrind --tool=callgrind --collect-atstart=no
-/// --toggle-collect='*measured*'` counts (``Callgrind``; Benchmarks/PROFILING.md).
-/// `operations` is what the counted part did: fires, or timers created + added.
+/// `loop-bench --probe MODE ARGUMENTS… [--peers PEER]`: one workload once on one peer, in this
+/// process, its figures printed as `name=value`. Its timed part goes through the `measured`
+/// functions callgrind counts (``Callgrind``); `operations` is what that part did.
 enum Probe {
     struct Mode {
         let name: String
@@ -70,16 +66,6 @@ enum Probe {
              peers: [.runLoopKit, .taskSleep]) { peer, a in
             [("operations", a[0])] + ExecutorJobs.taskBurst(peer, jobs: Int(a[0]), countingAllocations: true).probeFigures
         },
-        Mode(name: "perform-latency", usage: "S",
-             summary: "S closures sent one at a time from another thread, each 0.5 ms after the previous one ran (the jobs workload's latency; RunLoopKit perform, or --peers foundation, dispatch, nio, task); median and p99 µs",
-             peers: [.runLoopKit, .foundation, .dispatch, .nio, .taskSleep]) { peer, a in
-            latencyFigures(ExecutorJobs.closureLatencies(peer, samples: Int(a[0])))
-        },
-        Mode(name: "wake-latency", usage: "S",
-             summary: "S wakes of a sleeping loop from another thread, each 0.5 ms after the previous one was seen (the wake workload: RunLoopKit wakeUp() to the afterWaiting observer, or --peers libev: ev_async_send to the ev_async callback, in C); median and p99 µs",
-             peers: [.runLoopKit, .libev, .foundation]) { peer, a in
-            latencyFigures(onFreshThread { CrossThreadWake.latencies(.wakeUp, on: peer, samples: Int(a[0])) })
-        },
         Mode(name: "glib-iteration", usage: "W I V MS",
              summary: "I GLib iterations paced by a g_timeout_add(MS) beside W idle g_unix_fd_add watches, on the main thread: V 0 GLib's own g_main_loop_run, 1 hosted in EVRunLoop.main.run(), 2 RunLoopKit attached (the glibcost workload); CPU µs per iteration",
              peers: [.runLoopKit]) { _, a in
@@ -107,13 +93,6 @@ enum Probe {
         Mode(name: "gate-actor", usage: "N", summary: "N actor calls on the loop's executor from a task on the loop; calls",
              peers: [.runLoopKit]) { _, a in [("operations", GateProbes.actor(count: Int(a[0])))] },
     ]
-
-    /// A latency probe's figures: its samples, their median and p99 (µs).
-    private static func latencyFigures(_ nanoseconds: [Double]) -> [(String, Double)] {
-        let summary = Summary(nanoseconds)
-        return [("operations", Double(nanoseconds.count)), ("median_us", summary.median / 1e3),
-                ("p99_us", summary.percentile(99) / 1e3)]
-    }
 
     /// The modes for `--help`.
     static var help: String {

@@ -3,7 +3,7 @@ import Foundation
 /// The text of `BENCHMARKS.md`: how to reproduce, the machine and date, the table, the
 /// charts, the goals, and what each workload measures.
 enum BenchmarksFile {
-    static func render(machine: Machine, plan: Plan, quick: Bool, workloads: [Workload], rows: [Row],
+    static func render(machine: Machine, plan: Plan, quick: Bool, workloads: [any Workload.Type], rows: [Row],
                        charts: [Charts.Chart], reportPath: String) -> String {
         let pinning = plan.pinsPairs ? ",\n  both children of a pair bound to one CPU (pair i on the i-th)" : ""
         var text = """

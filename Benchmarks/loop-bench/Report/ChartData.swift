@@ -7,17 +7,14 @@ final class ChartData: Sendable {
     static let shared = ChartData()
 
     /// A point of a series.
-    struct Point: Sendable {
-        var x: Double
-        var y: Double
-    }
+    typealias Point = (x: Double, y: Double)
 
     private let series = Mutex<[String: [Peer: [Point]]]>([:])
     private let samples = Mutex<[String: [Peer: [Double]]]>([:])
 
     /// Adds a point to `peer`'s series in chart `chart`.
     func add(_ chart: String, _ peer: Peer, x: Double, y: Double) {
-        series.withLock { $0[chart, default: [:]][peer, default: []].append(Point(x: x, y: y)) }
+        series.withLock { $0[chart, default: [:]][peer, default: []].append((x: x, y: y)) }
     }
 
     /// Replaces `peer`'s samples in distribution chart `chart` (the last repetition's).

@@ -3,60 +3,54 @@ import RunLoopKitSVGPlot
 
 /// The charts `--write` draws next to the report, from what the workloads collected in
 /// ``ChartData``: CPU per fire against N, wakes/s at tolerance 0 and 0.1 s, and lateness
-/// distributions.
+/// percentiles, as ``LineChart``s; the machine's wakes in RunLoopKitSVGPlot's two panels.
 enum Charts {
     /// One chart: its file name's suffix, its caption in the report, and its SVG.
-    struct Chart {
-        var slug: String
-        var caption: String
-        var svg: String
-    }
+    typealias Chart = (slug: String, caption: String, svg: String)
 
     static func all(rows: [Row], data: ChartData) -> [Chart] {
         var charts: [Chart] = []
         let cpu = data.series("cpu-per-fire")
         if !cpu.isEmpty {
-            let series = Peer.allCases.enumerated().compactMap { index, peer in
-                cpu[peer].map { SVGChart.Series(name: peer.rawValue, color: SVGChart.color(index), points: $0.map { ($0.x, $0.y) }) }
+            let series = Peer.allCases.compactMap { peer in
+                cpu[peer].map { LineChart.Series(name: peer.rawValue, points: $0.map { ($0.x, $0.y) }) }
             }
-            let chart = SVGChart(title: "CPU per timer fire against N (1 ms timers)", xLabel: "N timers",
-                                 yLabel: "CPU ns per fire (process)", logX: true, logY: true, content: .lines(series))
-            charts.append(Chart(slug: "cpu-per-fire", caption: "CPU per fire against N, every peer (log–log)", svg: chart.render()))
+            let chart = LineChart(title: "CPU per timer fire against N (1 ms timers)", xLabel: "N timers",
+                                  yLabel: "CPU ns per fire (process)", logX: true, logY: true, series: series)
+            charts.append((slug: "cpu-per-fire", caption: "CPU per fire against N, every peer (log–log)", svg: chart.render()))
         }
         let wakes = data.series("wakes")
         if !wakes.isEmpty {
             let peers = Peer.allCases.filter { wakes[$0] != nil }
-            let series = [0.0, 0.1].enumerated().map { index, tolerance in
-                SVGChart.Series(
-                    name: tolerance == 0 ? "tolerance 0" : "tolerance 0.1 s", color: SVGChart.color(index == 0 ? 1 : 0),
-                    points: peers.enumerated().compactMap { g, peer in
-                        wakes[peer]?.first { $0.x == tolerance }.map { (Double(g), $0.y) }
-                    })
+            let series = [0.0, 0.1].map { tolerance in
+                LineChart.Series(name: tolerance == 0 ? "tolerance 0" : "tolerance 0.1 s", points: peers.enumerated().compactMap { g, peer in
+                    wakes[peer]?.first { $0.x == tolerance }.map { (Double(g), $0.y) }
+                })
             }
-            let chart = SVGChart(title: "Wakes per second: 1,000 timers every 0.2 s", xLabel: "peer",
-                                 yLabel: "voluntary context switches/s (log)", logY: true,
-                                 content: .bars(groups: peers.map(\.rawValue), series: series))
-            charts.append(Chart(slug: "wakes", caption: "Wakes/s at tolerance 0 and 0.1 s, per peer (log scale)", svg: chart.render()))
+            let chart = LineChart(title: "Wakes per second: 1,000 timers every 0.2 s", xLabel: "peer",
+                                  yLabel: "voluntary context switches/s (log)", logY: true, categories: peers.map(\.rawValue),
+                                  series: series)
+            charts.append((slug: "wakes", caption: "Wakes/s at tolerance 0 and 0.1 s, per peer (log scale)", svg: chart.render()))
         }
         for (name, slug) in [("lateness tolerance 0", "lateness-tolerance-0"),
                              ("lateness tolerance 0.1 s", "lateness-tolerance-0.1"),
                              ("lateness 10 ms timer", "lateness-precision")] {
             let samples = data.samples(name)
             guard !samples.isEmpty else { continue }
-            let boxes = Peer.allCases.enumerated().compactMap { index, peer -> SVGChart.Box? in
+            let series = Peer.allCases.compactMap { peer -> LineChart.Series? in
                 guard let values = samples[peer], !values.isEmpty else { return nil }
                 // Fires up to 1 ms early show as negative lateness; a log axis starts at 1 µs.
                 let s = Summary(values.map { Swift.max($0, 1) })
-                return SVGChart.Box(name: peer.rawValue, color: SVGChart.color(index), p5: s.percentile(5),
-                                    p25: s.percentile(25), p50: s.median, p75: s.percentile(75), p95: s.percentile(95),
-                                    max: s.max)
+                let figures = [s.percentile(5), s.percentile(25), s.median, s.percentile(75), s.percentile(95), s.max]
+                return LineChart.Series(name: peer.rawValue, points: figures.enumerated().map { (Double($0), $1) })
             }
             let title = name == "lateness 10 ms timer"
                 ? "Lateness of a 10 ms repeating timer"
                 : "Lateness: 1,000 timers every 0.2 s, \(name.replacingOccurrences(of: "lateness ", with: ""))"
-            let chart = SVGChart(title: title, xLabel: "µs after the scheduled fire (log; ≤ 1 µs drawn at 1)",
-                                 yLabel: "", logX: true, content: .boxes(boxes))
-            charts.append(Chart(slug: slug, caption: title + " (one repetition per peer)", svg: chart.render()))
+            let chart = LineChart(title: title, xLabel: "percentile of the fires' lateness",
+                                  yLabel: "µs after the scheduled fire (log; ≤ 1 µs drawn at 1)", logY: true,
+                                  categories: ["p5", "p25", "median", "p75", "p95", "max"], series: series)
+            charts.append((slug: slug, caption: title + " (one repetition per peer)", svg: chart.render()))
         }
         if let machine = machineChart(data) { charts.append(machine) }
         return charts
@@ -81,7 +75,7 @@ enum Charts {
         let clusters = chart("machine-clusters", "Wake clusters/s (5 ms)")
         guard !instants.series.isEmpty else { return nil }
         let figure = Figure(title: "P processes × 1,000 timers of 0.2 s, tolerance 0.1 s", charts: [instants, clusters])
-        return Chart(slug: "machine-wakes", caption: "The machine's wakes against the number of processes (Dispatch: see the table)",
+        return (slug: "machine-wakes", caption: "The machine's wakes against the number of processes (Dispatch: see the table)",
                      svg: figure.svg())
     }
 

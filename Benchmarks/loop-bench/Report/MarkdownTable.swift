@@ -1,6 +1,5 @@
-/// The results as a Markdown table: one row per metric, a column per peer (the figure, then
-/// RunLoopKit's ratio to it in brackets; for libev on a row measured in interleaved pairs,
-/// the median of the pair ratios and their lowest–highest), the best peer and the goal. Why a peer cannot do
+/// The results as a Markdown table: a row per metric, a column per peer (the figure, then
+/// RunLoopKit's ratio to it in brackets), the best peer and the goal; why a peer cannot do
 /// a workload goes to numbered notes under the table, so the cells stay short.
 enum MarkdownTable {
     static func render(_ rows: [Row]) -> String {

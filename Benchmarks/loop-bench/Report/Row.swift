@@ -34,9 +34,8 @@ struct Row: Codable, Sendable {
     /// The peer of the interleaved pairs: libev, or for the jobs rows a Swift peer.
     var pairedPeer = Peer.libev
 
-    /// RunLoopKit's median over `peer`'s median (to the paired peer on a row measured in
-    /// pairs: the median of the pair ratios); nil where either is missing or not positive (a
-    /// ratio of signed figures such as an overshoot below zero means nothing).
+    /// RunLoopKit's median over `peer`'s (the paired peer: the median of the pairs' ratios);
+    /// nil where either is missing or not positive.
     func ratio(to peer: Peer) -> Double? {
         if peer == pairedPeer, let pairRatios { return pairRatios.median.isFinite ? pairRatios.median : nil }
         guard let ours = cells[.runLoopKit]?.summary?.median,
@@ -46,8 +45,7 @@ struct Row: Codable, Sendable {
     }
 
     /// The best measured peer other than RunLoopKit, and RunLoopKit's ratio to it (nil when
-    /// either median is zero, e.g. no fire late at all); nil when the row has no better
-    /// direction or no other peer measured it.
+    /// either median is zero); nil when the row has no better direction or other peer.
     var bestPeer: (peer: Peer, ratio: Double?)? {
         let candidates = Peer.others.compactMap { peer -> (Peer, Double)? in
             guard let median = cells[peer]?.summary?.median, median.isFinite, median >= 0 else { return nil }
@@ -70,30 +68,31 @@ struct Row: Codable, Sendable {
 
     /// A row whose measured peers come from `values` and whose other peers say `unavailable`.
     static func make(
-        _ workload: String, _ metric: String, unit: String, better: Better = .lower, goal: String? = nil,
+        _ workload: String, _ metric: String, unit: String, better: Better = .lower,
         values: [Peer: [Double]], unavailable: [Peer: String] = [:]
     ) -> Row {
         var cells = values.mapValues { Cell.measured(Summary($0)) }
         for (peer, reason) in unavailable { cells[peer] = .unavailable(reason: reason) }
-        return Row(workload: workload, metric: metric, unit: unit, better: better, goal: goal, cells: cells)
+        return Row(workload: workload, metric: metric, unit: unit, better: better, cells: cells)
     }
 
-    /// Gives the row the goal `goal` on RunLoopKit ÷ `peer`: met when the ratio is at most
-    /// `bound` (a cost) or at least `bound` (a rate, `better == .higher`); unknown when
-    /// either peer has no figure.
+    /// Gives the row the goal `goal` on RunLoopKit ÷ `peer`: at most `bound` for a cost, at
+    /// least `bound` for a rate.
     func withRatioGoal(_ goal: String, to peer: Peer, bound: Double) -> Row {
-        var row = self
-        row.goal = goal
-        row.goalMet = ratio(to: peer).map { better == .higher ? $0 >= bound : $0 <= bound }
-        return row
+        withGoal(goal, met: ratio(to: peer).map { better == .higher ? $0 >= bound : $0 <= bound })
     }
 
     /// Gives the row the goal `goal`, met when RunLoopKit's figures pass `met`; unknown
     /// without them.
     func withGoal(_ goal: String, met: (Summary) -> Bool) -> Row {
+        withGoal(goal, met: cells[.runLoopKit]?.summary.map(met))
+    }
+
+    /// Gives the row the goal `goal` and the verdict `met` (nil: unknown).
+    func withGoal(_ goal: String, met: Bool?) -> Row {
         var row = self
         row.goal = goal
-        row.goalMet = cells[.runLoopKit]?.summary.map(met)
+        row.goalMet = met
         return row
     }
 }

@@ -1,9 +1,7 @@
 import Foundation
 
-/// Runs `body` as a task and blocks the calling (non-pool) thread until it returns.
-///
-/// The benchmark's driver is synchronous; this is how it starts and joins the workloads of
-/// the peers that live in Swift concurrency.
+/// Runs `body` as a task and blocks the calling (non-pool) thread until it returns: how the
+/// synchronous driver runs the peers that live in Swift concurrency.
 func blockingAwait<Result: Sendable>(_ body: @escaping @Sendable () async -> Result) -> Result {
     let handoff = Handoff<Result>()
     Task.detached { handoff.deliver(await body()) }

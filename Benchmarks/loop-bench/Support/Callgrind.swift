@@ -1,21 +1,15 @@
 import Foundation
 
-/// Instruction counts from valgrind's callgrind, which the machine's other load does not
-/// move: loop-bench runs one of its probes (``Probe``) in a copy of itself under
-///
-///     valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measuredAdd*' \
-///         <copy> --probe schedule 10000 --peers libev
-///
-/// and divides the instructions counted inside the `measured` function by the operations
-/// the probe reports. The copy is made with `strip --strip-debug`: this valgrind cannot read
-/// Swift 6.3's DWARF 5, and the symbols that `--toggle-collect` matches stay.
+/// Instruction counts, which the machine's load does not move: a probe (``Probe``) run under
+/// `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measured…*'`, its
+/// count divided by the probe's operations. In a `strip --strip-debug` copy: this valgrind
+/// cannot read Swift 6.3's DWARF 5, and the symbols stay.
 final class Callgrind {
     private let valgrind: String
     private let directory: URL
     private let copy: String
 
-    /// Sets up the stripped copy; nil, with the reason in `unavailable`, when valgrind or
-    /// strip is missing or the copy fails.
+    /// Sets up the stripped copy; nil, with the reason in `unavailable`.
     init?(unavailable: inout String) {
         guard let valgrind = Callgrind.find("valgrind") else {
             unavailable = "skipped: valgrind is not installed (make bench installs it)"
@@ -41,13 +35,8 @@ final class Callgrind {
     deinit { try? FileManager.default.removeItem(at: directory) }
 
     /// Instructions counted inside functions whose name holds `function`, per operation
-    /// of probe `mode` (its `operations` figure) run on `peer` with `arguments`.
-    func instructionsPerOperation(in function: String, probe mode: String, _ arguments: [String], peer: Peer) -> Double {
-        count(in: function, probe: mode, arguments, peer: peer).perOperation
-    }
-
-    /// ``instructionsPerOperation(in:probe:_:peer:)``, with the probe's operations and
-    /// callgrind's whole output file.
+    /// of probe `mode` (its `operations` figure) run on `peer` with `arguments`; the
+    /// operations, and callgrind's output file.
     func count(in function: String, probe mode: String, _ arguments: [String], peer: Peer)
         -> (perOperation: Double, operations: Double, output: String) {
         let output = directory.appendingPathComponent("callgrind.out").path

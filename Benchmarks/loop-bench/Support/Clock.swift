@@ -1,17 +1,14 @@
 import CLibevBench
 import Foundation
 
-/// The clocks and counters every peer is measured with (from `CLibevBench`, so C and Swift
-/// read the very same ones).
+/// The clocks every peer is measured with (from `CLibevBench`: C and Swift read the same).
 enum Clock {
-    /// `CLOCK_MONOTONIC` in ns (also what `DispatchTime`, `NIODeadline` and `SuspendingClock`
-    /// read on Linux).
+    /// `CLOCK_MONOTONIC` in ns (what `DispatchTime`, `NIODeadline` and `SuspendingClock` read).
     static func monotonic() -> Int64 { lb_monotonic_ns() }
     /// `CLOCK_REALTIME` in ns since 1970.
     static func realtime() -> Int64 { lb_realtime_ns() }
 
-    /// A wall-clock `Date` and the monotonic instant (ns) of the same moment, read
-    /// back to back (the monotonic reading is the mean of one before and one after).
+    /// A `Date` and the monotonic instant (ns, the mean of one read before and one after).
     static func pairedNow() -> (date: Date, monotonic: Int64) {
         let before = lb_monotonic_ns()
         let date = Date()
@@ -20,12 +17,9 @@ enum Clock {
     }
 }
 
-/// CPU time, wall time and voluntary context switches of the whole process over a window.
-///
-/// Process-wide, so that peers whose work runs on threads of their own (Dispatch's manager
-/// and worker threads, NIO's event loop thread, the concurrency pool) are counted the same
-/// way as a loop thread: during a window the thread that starts the run is blocked, and
-/// every other thread the benchmark made is idle.
+/// CPU time, wall time and voluntary context switches of the whole process over a window:
+/// process-wide, so that peers working on threads of their own (Dispatch, NIO, the pool)
+/// are counted as a loop thread is.
 struct ProcessWindow {
     private let cpu0 = lb_process_cpu_ns()
     private let wall0 = lb_monotonic_ns()

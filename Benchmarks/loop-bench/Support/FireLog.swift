@@ -1,14 +1,9 @@
 import CLibevBench
 import Synchronization
 
-/// A preallocated log of timer callouts — which timer fired, when (monotonic ns) — filled
-/// from the callouts of one loop and analysed after the run.
-///
-/// Callouts on several threads at once (tasks) may record: the atomic `next` hands each
-/// record a slot of its own, and every slot is an atomic, read after the run handed its
-/// result back (a thread join or a semaphore orders the two). The C side fills plain arrays
-/// through `lb_fire_log` (``withCLog(_:)``), copied in afterwards, so lateness is computed by
-/// one piece of code for every peer.
+/// A preallocated log of which timer fired when (monotonic ns), analysed after the run by
+/// one piece of code for every peer (C fills it through ``withCLog(_:)``). Callouts on
+/// several threads may record: each takes a slot of its own, every slot an atomic.
 final class FireLog: Sendable {
     let capacity: Int
     private let chunks: [FireLogChunk]
@@ -35,6 +30,13 @@ final class FireLog: Sendable {
         store(id, value, at: next.wrappingAdd(1, ordering: .relaxed).oldValue)
     }
 
+    /// Records the wall clock now (ns since 1970) as a value; returns how many are recorded.
+    @discardableResult
+    func recordWallTime() -> Int {
+        record(0, value: Clock.realtime())
+        return count
+    }
+
     @inline(__always)
     private func store(_ id: Int32, _ time: Int64, at slot: Int) {
         guard slot < capacity else { return }
@@ -54,8 +56,10 @@ final class FireLog: Sendable {
     /// The times (or values, with ``record(_:value:)``) recorded, in slot order.
     var values: [Int64] { (0..<count).map(time(at:)) }
 
-    /// Runs `body` with a C view of this log (plain arrays the C side fills); what C recorded
-    /// is copied into the log when `body` returns.
+    /// The timer and time of each fire recorded, in slot order.
+    var entries: [(id: Int, time: Int64)] { (0..<count).map { (Int(id(at: $0)), time(at: $0)) } }
+
+    /// Runs `body` with a C view of this log; what C recorded is copied in after.
     func withCLog<T>(_ body: (UnsafeMutablePointer<lb_fire_log>) -> T) -> T {
         var ids = [Int32](repeating: 0, count: Swift.max(capacity, 1))
         var times = [Int64](repeating: 0, count: Swift.max(capacity, 1))
@@ -72,18 +76,22 @@ final class FireLog: Sendable {
         return result
     }
 
-    /// Lateness (ns) of every logged fire: its time minus the grid point it served, where
-    /// timer i's grid is `firstFire[i] + k * interval`.
-    ///
-    /// The grid point served is the last one at or before the fire time plus `slack`, so
-    /// a fire up to `slack` early shows as negative lateness and lateness must stay below
-    /// `interval - slack` (it does in every workload: tolerance ≤ interval / 2).
+    /// Lateness (ns) of every logged fire after the grid point it served (timer i's grid:
+    /// `firstFire[i] + k * interval`): the last at or before the fire plus `slack`, so a fire
+    /// up to `slack` early is negative lateness.
     func lateness(firstFire: [Int64], interval: Int64, slack: Int64) -> [Double] {
         (0..<count).map { index in
             let elapsed = time(at: index) - firstFire[Int(id(at: index))]
             let k = (elapsed + slack).dividedFloor(by: interval)
             return Double(elapsed - Swift.max(k, 0) * interval)
         }
+    }
+}
+
+extension FireLog? {
+    /// ``FireLog/withCLog(_:)``, or `body(nil)` without a log.
+    func withCLog<T>(_ body: (UnsafeMutablePointer<lb_fire_log>?) -> T) -> T {
+        if let log = self { log.withCLog(body) } else { body(nil) }
     }
 }
 

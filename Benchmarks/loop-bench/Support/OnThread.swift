@@ -1,15 +1,9 @@
 import Foundation
 import Synchronization
 
-/// Runs `body` on a new thread, joins the thread, and returns `body`'s result.
-///
-/// Every measurement runs on a fresh thread, so each gets a fresh `EVRunLoop` (a loop
-/// belongs to the thread that first touches `EVRunLoop.current`), a fresh `CFRunLoop`,
-/// and per-thread counters (`getrusage(RUSAGE_THREAD)`) that see only its own work.
-///
-/// The thread is joined, not only waited for: its loop is torn down when the thread exits
-/// (after `body` returns), so a count of the process's descriptors or threads taken after
-/// this call sees that teardown done.
+/// Runs `body` on a new thread, joins it, and returns `body`'s result: each measurement gets
+/// a fresh `EVRunLoop` and `CFRunLoop`, and a count of descriptors or threads taken after
+/// this call sees the thread's loop torn down (joined, not only waited for).
 func onFreshThread<Result: Sendable>(_ body: @escaping @Sendable () -> Result) -> Result {
     let handoff = Handoff<Result>()
     let start = Unmanaged.passRetained(ThreadStart { handoff.deliver(body()) })

@@ -1,20 +1,11 @@
-import CLibevBench
-
-/// Interleaved pairs for the rows whose goal is a ratio to libev (or to another peer, such
-/// as the jobs rows' best Swift peer): RunLoopKit, libev, RunLoopKit, libev, …, each
-/// measurement a child process of its own (``Children``), so that each side starts from a
-/// fresh heap and a neighbour's burst on the shared machine hits both sides of a pair alike.
-/// The row's ratio is the median of the pairs' ratios. Both children of a pair run bound to
-/// one CPU (pair i on the i-th allowed CPU): neither side is moved between CPUs in the middle
-/// of its window, which empties its caches, and each pair's two sides meet the same CPU's
-/// neighbours (`--unpinned` turns this off; PROFILING.md, "How rows are judged").
-///
-/// A workload that measures so gives its `child` entry point a peer key first, then its
-/// own arguments; the child prints its figures as numbers on one line (``report(_:)``).
+/// Interleaved pairs for the rows whose goal is a ratio to libev (or another peer): each
+/// side a child process of its own, so that it starts from a fresh heap and a neighbour's
+/// burst hits both sides alike; the row's ratio is the median of the pairs' ratios. Both
+/// children of a pair are bound to one CPU, so that neither loses its caches to a move
+/// (`--unpinned` turns this off). A child gets a peer key, then its workload's arguments.
 enum Pairs {
     /// What the pairs measured: each side's figures per pair (`runLoopKit[pair][index]`).
     struct Outcome {
-        /// The peer RunLoopKit is paired with.
         var other: Peer = .libev
         var runLoopKit: [[Double]] = []
         var others: [[Double]] = []
@@ -34,21 +25,12 @@ enum Pairs {
         }
     }
 
-    /// Runs `plan.pairs` pairs of `workload` children with `arguments`, RunLoopKit and
-    /// `other`, for the peers that `plan.peers` holds (one side alone when the other is left
-    /// out, e.g. by `--peers`), each pair bound to one CPU unless `plan.pinsPairs` is false.
+    /// Runs `plan.pairs` pairs of `workload` children, RunLoopKit and `other` (those of
+    /// `plan.peers`), each pair bound to one CPU unless `plan.pinsPairs` is false.
     static func run(_ workload: String, plan: Plan, arguments: [String], against other: Peer = .libev) -> Outcome {
-        var outcome = Outcome(other: other)
-        for pair in 0..<plan.pairs {
-            // Children inherit the CPUs of the thread that starts them.
-            if plan.pinsPairs { _ = lb_pin_to_cpu(Int32(pair)) }
-            defer { if plan.pinsPairs { lb_unpin() } }
-            for peer in [Peer.runLoopKit, other] where plan.peers.contains(peer) {
-                let figures = Children.figures(workload, [peer.key] + arguments)
-                if peer == .runLoopKit { outcome.runLoopKit.append(figures) } else { outcome.others.append(figures) }
-            }
-        }
-        return outcome
+        let figures = Children.interleaved(workload, repetitions: plan.pairs, pinned: plan.pinsPairs,
+                                           [Peer.runLoopKit, other].filter(plan.peers.contains)) { [$0.key] + arguments }
+        return Outcome(other: other, runLoopKit: figures[.runLoopKit] ?? [], others: figures[other] ?? [])
     }
 
     /// The peers a workload still measures in this process, as before: all but the pair.
@@ -70,19 +52,16 @@ enum Pairs {
         print(figures.map { String($0) }.joined(separator: " "))
     }
 
-    /// The largest count every peer is measured at: above it a workload measures only the
-    /// pairs, as the other peers would take minutes per measurement (Foundation needs about
-    /// 2 s for one pass over 100k due timers and 10 s to invalidate them) or their own memory.
+    /// The largest count every peer is measured at: above it only the pairs, as the other
+    /// peers would take minutes per measurement.
     static let largestForAllPeers = 100_000
 
-    /// The peers a workload measures in this process at `count`: ``others(_:)``, or none
-    /// above ``largestForAllPeers``.
+    /// ``others(_:)`` at `count`: none above ``largestForAllPeers``.
     static func others(_ peers: [Peer], count: Int) -> [Peer] {
         count <= largestForAllPeers ? others(peers) : []
     }
 
-    /// `unavailable` with, above ``largestForAllPeers``, a reason for every peer outside the
-    /// pairs that has none yet.
+    /// `unavailable` with, above ``largestForAllPeers``, a reason for every unpaired peer.
     static func unavailable(_ unavailable: [Peer: String] = [:], count: Int) -> [Peer: String] {
         guard count > largestForAllPeers else { return unavailable }
         var reasons = unavailable
@@ -94,8 +73,7 @@ enum Pairs {
 }
 
 extension Row {
-    /// The row with RunLoopKit's and the paired peer's cells from `pairs`' figure `index`
-    /// and its ratio to that peer the median of the pair ratios.
+    /// The row with the pairs' cells of figure `index`, its ratio the median of the pairs'.
     func paired(_ pairs: Pairs.Outcome, figure index: Int) -> Row {
         var row = self
         for (peer, values) in pairs.values(index) { row.cells[peer] = .measured(Summary(values)) }

@@ -21,21 +21,16 @@ enum Peer: String, CaseIterable, Codable, CodingKeyRepresentable, Sendable {
 
     /// The peers RunLoopKit is compared against.
     static let others: [Peer] = allCases.filter { $0 != .runLoopKit }
+
+    /// Every peer but `measured`, each with `reason`: the other cells of a row only they fill.
+    static func allBut(_ measured: Peer..., reason: String) -> [Peer: String] {
+        Dictionary(uniqueKeysWithValues: allCases.filter { !measured.contains($0) }.map { ($0, reason) })
+    }
 }
 
 extension Peer {
-    /// The peer's name on the command line.
-    var key: String {
-        switch self {
-        case .runLoopKit: "runloopkit"
-        case .libev: "libev"
-        case .foundation: "foundation"
-        case .dispatch: "dispatch"
-        case .nio: "nio"
-        case .taskSleep: "task"
-        case .timerSequence: "timersequence"
-        }
-    }
+    /// The peer's name on the command line: its case's name in lower case (Task.sleep's: task).
+    var key: String { self == .taskSleep ? "task" : String(describing: self).lowercased() }
 
     /// Every key, for help and errors.
     static var keys: String { allCases.map(\.key).joined(separator: ", ") }

@@ -6,9 +6,8 @@ struct Plan: Sendable {
     /// Interleaved RunLoopKit/libev pairs on the rows whose goal is a ratio to libev
     /// (``Pairs``): at least 7, fewer only in a quick run.
     var pairs: Int
-    /// Pairs of the schedule workload: its children take a fraction of a second, and at 100k
-    /// timers its ratios move with the neighbours' use of the shared cache (PROFILING.md), so
-    /// more pairs steady the median.
+    /// Pairs of the schedule workload: its short children's ratios move with the neighbours'
+    /// use of the shared cache (PROFILING.md), so more pairs steady the median.
     var schedulePairs: Int { pairs * 3 }
     /// Whether both children of a pair run bound to one CPU (``Pairs``; `--unpinned`: no).
     var pinsPairs = true
@@ -94,9 +93,8 @@ struct Plan: Sendable {
         glibSamples: 100, glibSeconds: 1, glibTimeoutFires: 50,
         glibCostIterations: 200, glibCostInstructionIterations: 100)
 
-    /// Runs `measure` on each of `peers` in turn, `repetitions` times (the peers interleaved
-    /// in each repetition), and returns each of its `figures` figures' values by peer; a NaN
-    /// figure (one a run could not give) is left out.
+    /// Runs `measure` on each of `peers` in turn, `repetitions` times: each of its `figures`
+    /// figures' values by peer, NaN figures (a run could not give them) left out.
     func repeated(_ peers: [Peer], figures: Int, _ measure: (Peer) -> [Double]) -> [[Peer: [Double]]] {
         var values = [[Peer: [Double]]](repeating: [:], count: figures)
         for _ in 0..<repetitions {

@@ -15,6 +15,9 @@ struct Summary: Codable, Sendable {
         return (max - min) / 2 / abs(median) * 100
     }
 
+    /// The median and p99 of values in ns, in µs: a latency's two rows.
+    var microseconds: [Double] { [median / 1e3, percentile(99) / 1e3] }
+
     /// The `p`-th percentile (0...100), by linear interpolation between closest ranks.
     func percentile(_ p: Double) -> Double {
         guard !values.isEmpty else { return .nan }

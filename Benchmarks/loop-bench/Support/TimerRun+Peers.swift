@@ -6,9 +6,8 @@ import Synchronization
 
 /// The timers of the peers that run on threads of their own: Dispatch, NIO, tasks.
 extension TimerRun {
-    /// `DispatchSourceTimer`s on one serial queue, each repeating on its grid with
-    /// `leeway` = the tolerance. Threads at work: Dispatch's manager thread (its timer heap
-    /// and epoll) and the worker that drains the queue.
+    /// `DispatchSourceTimer`s on one serial queue, each repeating on its grid, the tolerance
+    /// as leeway.
     func dispatch(log: FireLog?) -> Outcome {
         let queue = DispatchQueue(label: "loop-bench.timers")
         let fires = AtomicCounter()
@@ -56,8 +55,7 @@ extension TimerRun {
     }
 
     /// One task per timer, looping on `Task.sleep(until:tolerance:clock: .continuous)` at its
-    /// next grid point. Threads at work: the concurrency pool's and Dispatch's manager thread
-    /// (the global executor's delayed jobs are Dispatch timers on Linux).
+    /// next grid point.
     func taskSleep(log: FireLog?) -> Outcome {
         let fires = AtomicCounter()
         var tasks: [Task<Void, Never>] = []
@@ -91,10 +89,8 @@ extension TimerRun {
         }
     }
 
-    /// One task per timer iterating an `AsyncTimerSequence` on the suspending clock
-    /// (`CLOCK_MONOTONIC`); a first `Task.sleep` sets its phase. The sequence's grid starts
-    /// when its first `next()` reads the clock, just after the task notes it, so its
-    /// lateness includes that gap (under a microsecond). Threads at work: as for Task.sleep.
+    /// One task per timer iterating an `AsyncTimerSequence` on the suspending clock, its phase
+    /// set by a first sleep; its grid starts at its first `next()`, just after the task notes it.
     func timerSequence(log: FireLog?) -> Outcome {
         let fires = AtomicCounter()
         let firstFire = FirstFires(count: firstAfter.count)

@@ -3,34 +3,26 @@ import CoreFoundation
 import Foundation
 import RunLoopKit
 
-/// A set of repeating timers run for a while on one peer: the shared shape of the fire
-/// throughput, coalescing and precision workloads.
-///
-/// Every peer keeps each timer on its own grid (first fire + k × interval), as a user who
-/// wants a steady rate writes it: `EVTimer` and `Timer` repeat on their grid, libev's
-/// `ev_timer` and a `DispatchSourceTimer` too; NIO reschedules `scheduleTask(deadline:)` at
-/// the next grid point from each callout (`scheduleRepeatedTask` counts its delay from the
-/// end of the previous run, so it drifts); a task loops on `Task.sleep(until:tolerance:)`
-/// at the next grid point; an `AsyncTimerSequence` ticks on its own grid from its start.
+/// Repeating timers run for a while on one peer (the fire, coalescing and precision
+/// workloads), each on its own grid (first fire + k × interval) as a user who wants a steady
+/// rate writes it: NIO reschedules at the next grid point from each callout, since
+/// `scheduleRepeatedTask` drifts; a task sleeps until the next grid point.
 struct TimerRun: Sendable {
     /// Seconds between fires of every timer.
     var interval: Double
     /// Timer i first fires `firstAfter[i]` seconds after the common start.
     var firstAfter: [Double]
-    /// Timer i's own interval (s) instead of `interval`, where given. Only RunLoopKit and
-    /// libev take it (the fire workload's spread-interval rows).
+    /// Timer i's own interval (s), for RunLoopKit and libev only (spread-interval rows).
     var intervals: [Double]? = nil
-    /// Each timer's tolerance (s); libev gets `ev_set_timeout_collect_interval` instead,
-    /// Dispatch a leeway; Foundation on Linux and NIO have none.
+    /// Each timer's tolerance (s): libev's collect interval, Dispatch's leeway.
     var tolerance: Double = 0
     /// The measured window (s); setup and teardown are outside it.
     var seconds: Double
     /// What RunLoopKit's loop records during the window (the observing workload's rows).
     var observing: Observing = .nothing
 
-    /// A loop's own recording: none, its metrics, or a trace.
+    /// A loop's own recording; `stallWatch`: stall reports with a threshold no callout reaches.
     enum Observing: Int, Sendable {
-        /// `stallWatch`: stall reports on, with a threshold no callout reaches (1 s).
         case nothing, metrics, trace, stallWatch
     }
 
@@ -38,8 +30,7 @@ struct TimerRun: Sendable {
     struct Outcome: Sendable {
         var stats: RunStats
         var firstFire: [Int64]
-        /// RunLoopKit only: the waits the loop itself ended in the window (its statistics'
-        /// wakeups), which a thread of its own, such as the stall watchdog, does not count in.
+        /// RunLoopKit only: the loop's own wakeups in the window (not the stall watchdog's).
         var loopWakes = 0
     }
 
@@ -77,9 +68,8 @@ struct TimerRun: Sendable {
                     log.record(id)
                 }
             } else {
-                // The loop counts the fires (its statistics); the callout does nothing, as
-                // libev's only bumps a counter: a callout through `EVRunLoop.isolated` would
-                // charge its thread check to the loop (PROFILING.md, "Tricks and what they earn").
+                // The loop's statistics count the fires: a counting callout would charge its
+                // thread check to the loop.
                 timer = EVTimer(fireAt: date, interval: interval, repeats: true, tolerance: tolerance) { _ in }
             }
             loop.add(timer, forMode: .default)
@@ -104,16 +94,18 @@ struct TimerRun: Sendable {
                        loopWakes: loop.statistics.wakeups)
     }
 
-    private func libev(log: FireLog?) -> Outcome {
+    /// Also the machine workload's libev: with `wakes`, each wake's time.
+    func libev(log: FireLog?, wakes: FireLog? = nil) -> Outcome {
         var stats = lb_run_stats()
         var start: Int64 = 0
         let status: Int32 = firstAfter.withUnsafeBufferPointer { after in
             (intervals ?? []).withUnsafeBufferPointer { own in
-                let intervals = self.intervals == nil ? nil : own.baseAddress
-                func run(_ cLog: UnsafeMutablePointer<lb_fire_log>?) -> Int32 {
-                    lb_run_timers(Int32(after.count), interval, intervals, after.baseAddress, tolerance, seconds, &start, cLog, &stats)
+                log.withCLog { cLog in
+                    wakes.withCLog { cWakes in
+                        lb_run_timers(Int32(after.count), interval, intervals == nil ? nil : own.baseAddress, after.baseAddress,
+                                      tolerance, seconds, &start, cLog, cWakes, &stats)
+                    }
                 }
-                return log.map { $0.withCLog(run) } ?? run(nil)
             }
         }
         precondition(status == 0, "lb_run_timers: ev_loop_new failed")
@@ -144,9 +136,8 @@ struct TimerRun: Sendable {
         return Outcome(stats: stats, firstFire: firstFires(from: start.monotonic))
     }
 
-    /// Measures a peer whose timers run on threads of its own: `start` sets them up and
-    /// returns the common start (monotonic ns); the window is `seconds` of this thread asleep;
-    /// `stop` ends them and waits until no callout runs.
+    /// Measures a peer whose timers run on threads of its own over `seconds` of this thread
+    /// asleep: `start` returns the common start (monotonic ns), `stop` waits for the last callout.
     func measureWindow(
         fires: AtomicCounter, start: () -> Int64, stop: () -> Void
     ) -> Outcome {

@@ -6,15 +6,11 @@ import Foundation
 import NIOCore
 import RunLoopKit
 
-/// Workload 4b: a timer on the whole-second wall-clock grid (`--quick`: a shorter grid);
-/// its phase is how far after the grid point each callout ran. RunLoopKit's
-/// `EVTimer(alignedTo:)`, libev's `ev_periodic`, and by hand as a user would: Foundation's
-/// `Timer(fire:interval:)` at the next grid point, a `DispatchSourceTimer` with
-/// `schedule(wallDeadline:repeating:leeway: 0)`, NIO's `scheduleTask(in:)` re-armed at the
-/// next grid point from the wall clock, a task looping on `Task.sleep(for:tolerance: 0)` to
-/// the next grid point, and an `AsyncTimerSequence` started after such a sleep.
-enum AlignedPhase {
+/// Workload 4b: a timer on the wall-clock grid, by each peer's own means or by hand as a user
+/// would (``Workloads/all`` lists them); its phase after each grid point.
+enum AlignedPhase: Workload {
     static let name = "aligned"
+    static let summary = "timer on the wall-clock grid (EVTimer(alignedTo:), ev_periodic; by hand: Timer(fire:) at the next grid point, DispatchSourceTimer on a wallDeadline, NIO and Task.sleep re-armed from the wall clock, AsyncTimerSequence after a first sleep); phase after the grid point."
 
     static func measure(_ plan: Plan) -> [Row] {
         let (interval, fires) = (plan.alignedInterval, plan.alignedFires)
@@ -31,16 +27,16 @@ enum AlignedPhase {
         // task got each element.
         let ticks = plan.repeated([.runLoopKit], figures: 2) { _ in
             let loop = LoopThread.startRunning()
-            let log = WallLog(capacity: fires)
+            let log = FireLog(capacity: fires)
             blockingAwait {
                 for await _ in loop.ticks(alignedTo: .seconds(double: interval)) {
-                    if log.record() == fires { break }
+                    if log.recordWallTime() == fires { break }
                 }
             }
             loop.stop()
             return figures(log.values, interval: interval)
         }
-        let others = Dictionary(uniqueKeysWithValues: Peer.others.map { ($0, "RunLoopKit only: its async tick sequence") })
+        let others = Peer.allBut(.runLoopKit, reason: "RunLoopKit only: its async tick sequence")
         return timerRows + rows(plan, ", `for await` over loop.ticks(alignedTo:) in a pool task", ticks, unavailable: others)
     }
 
@@ -77,12 +73,12 @@ enum AlignedPhase {
 
     /// The wall-clock times (ns since 1970) of the first `fires` callouts.
     private static func wallTimes(on peer: Peer, interval: Double, fires: Int) -> [Int64] {
-        let log = WallLog(capacity: fires)
+        let log = FireLog(capacity: fires)
         switch peer {
         case .runLoopKit:
             let loop = EVRunLoop.current
             let timer = EVTimer(alignedTo: interval) { _ in
-                if log.record() == fires { EVRunLoop.current.stop() }
+                if log.recordWallTime() == fires { EVRunLoop.current.stop() }
             }
             loop.add(timer, forMode: .default)
             loop.run()
@@ -96,7 +92,7 @@ enum AlignedPhase {
             let now = Date().timeIntervalSince1970
             let next = Date(timeIntervalSince1970: ((now / interval).rounded(.down) + 1) * interval)
             let timer = Timer(fire: next, interval: interval, repeats: true) { _ in
-                if log.record() == fires { CFRunLoopStop(CFRunLoopGetCurrent()) }
+                if log.recordWallTime() == fires { CFRunLoopStop(CFRunLoopGetCurrent()) }
             }
             RunLoop.current.add(timer, forMode: .default)
             while log.count < fires { _ = RunLoop.current.run(mode: .default, before: .distantFuture) }
@@ -108,7 +104,7 @@ enum AlignedPhase {
             timer.schedule(wallDeadline: DispatchWallTime(timespec: timespec(tv_sec: Int(next / 1_000_000_000),
                                                                               tv_nsec: Int(next % 1_000_000_000))),
                            repeating: .nanoseconds(Int(interval * 1e9)), leeway: .nanoseconds(0))
-            timer.setEventHandler { if log.record() == fires { done.signal() } }
+            timer.setEventHandler { if log.recordWallTime() == fires { done.signal() } }
             timer.activate()
             done.wait()
             timer.cancel()
@@ -118,7 +114,7 @@ enum AlignedPhase {
             @Sendable func arm() {
                 let delay = nextGridPoint(interval) - Clock.realtime()
                 loop.scheduleTask(in: .nanoseconds(delay)) {
-                    if log.record() == fires { done.signal() } else { arm() }
+                    if log.recordWallTime() == fires { done.signal() } else { arm() }
                 }
             }
             loop.execute { arm() }
@@ -128,16 +124,16 @@ enum AlignedPhase {
                 while log.count < fires {
                     let delay = nextGridPoint(interval) - Clock.realtime()
                     try? await Task.sleep(for: .nanoseconds(delay), tolerance: .zero)
-                    _ = log.record()
+                    log.recordWallTime()
                 }
             }
         case .timerSequence:
             blockingAwait {
                 try? await Task.sleep(for: .nanoseconds(nextGridPoint(interval) - Clock.realtime()), tolerance: .zero)
-                _ = log.record()
+                log.recordWallTime()
                 for await _ in AsyncTimerSequence(interval: .seconds(double: interval), tolerance: .zero,
                                                    clock: SuspendingClock()) {
-                    if log.record() == fires { break }
+                    if log.recordWallTime() == fires { break }
                 }
             }
         }

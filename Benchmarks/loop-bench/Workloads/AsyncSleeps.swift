@@ -2,19 +2,12 @@ import AsyncAlgorithms
 import Foundation
 import RunLoopKit
 
-/// Workload 10: 1,000 tasks, each looping on a 0.2 s sleep with 0.1 s tolerance, started at
-/// random phases: `Task.sleep(for:tolerance:)` (lateness: the wake after the instant asked,
-/// each sleep measured from just before it) versus an `AsyncTimerSequence` per task
-/// (lateness against its grid) versus RunLoopKit's `loop.clock.sleep(for:tolerance:)` (the
-/// loop running on a thread of its own; lateness measured as for Task.sleep). The tasks run
-/// on the cooperative pool; one more RunLoopKit row has them prefer the loop
-/// (`Task(executorPreference: loop)`), so that a sleep resumes on the loop's thread. Wakes/s
-/// are the voluntary context switches of the process (the pool's threads, Dispatch's
-/// manager thread, the loop's thread); the goal (issue 12) is on the loop's own wakeups
-/// (`statistics.wakeups`), since each loop wake that resumes tasks on the pool also wakes
-/// the pool's threads, and on sleeps ending neither early nor past their tolerance.
-enum AsyncSleeps {
+/// Workload 10: 1,000 tasks looping on a 0.2 s sleep with 0.1 s tolerance: wakes/s, CPU,
+/// lateness. The goal (issue 12) is on the loop's own wakeups (`statistics.wakeups`): each loop
+/// wake that resumes tasks on the pool also wakes the pool's threads.
+enum AsyncSleeps: Workload {
     static let name = "sleeps"
+    static let summary = "1,000 tasks looping on a 0.2 s sleep with 0.1 s tolerance (loop.clock, Task.sleep(for:tolerance:), AsyncTimerSequence); wakes/s, CPU, lateness."
     static let count = 1_000
     static let interval = 0.2
     static let tolerance = 0.1
@@ -58,27 +51,25 @@ enum AsyncSleeps {
                 onLoop.append(run(.loopClock(onLoop: true), phases: phases, seconds: plan.coalescingSeconds))
             }
         }
-        func row(_ metric: String, _ unit: String, better: Row.Better = .lower, goal: String? = nil, _ figure: Figure) -> Row {
-            Row.make(name, metric, unit: unit, better: better, goal: goal, values: figures.mapValues { $0.map { $0[figure.rawValue] } },
+        func row(_ metric: String, _ unit: String, better: Row.Better = .lower, _ figure: Figure) -> Row {
+            Row.make(name, metric, unit: unit, better: better, values: figures.mapValues { $0.map { $0[figure.rawValue] } },
                      unavailable: unavailable)
         }
-        func loopRow(_ metric: String, _ unit: String, better: Row.Better = .lower, goal: String? = nil, _ runs: [[Double]],
+        func loopRow(_ metric: String, _ unit: String, better: Row.Better = .lower, _ runs: [[Double]],
                      _ figure: Figure, _ reason: String) -> Row {
-            Row.make(name, metric, unit: unit, better: better, goal: goal,
+            Row.make(name, metric, unit: unit, better: better,
                      values: runs.isEmpty ? [:] : [.runLoopKit: runs.map { $0[figure.rawValue] }],
-                     unavailable: ChildRuns.runLoopKitOnly(reason))
+                     unavailable: Peer.allBut(.runLoopKit, reason: reason))
         }
         let onPool = figures[.runLoopKit] ?? []
         let preferring = "RunLoopKit only: the tasks prefer its loop"
         // The goal is the loop's: the pool's two threads add their own wakes to the process's
         // count (at least one each per loop wake that resumes tasks on them).
-        var loopWakes = loopRow("loop.clock, tasks on the pool: the loop thread's own wakeups/s (statistics.wakeups)",
-                                "wakes/s", goal: "≤ 11 wakes/s", onPool, .loopWakeups, "RunLoopKit only: its loop's counter")
-        loopWakes.goalMet = loopWakes.cells[.runLoopKit]?.summary.map { $0.max <= 11 }
-        var lateRow = row("sleeps later than their tolerance", "%", goal: "none in any repetition", .beyond)
-        lateRow.goalMet = lateRow.cells[.runLoopKit]?.summary.map { $0.max == 0 }
-        var earlyRow = row("sleeps ended before their deadline", "sleeps", goal: "none in any repetition", .early)
-        earlyRow.goalMet = earlyRow.cells[.runLoopKit]?.summary.map { $0.max == 0 }
+        let loopWakes = loopRow("loop.clock, tasks on the pool: the loop thread's own wakeups/s (statistics.wakeups)",
+                                "wakes/s", onPool, .loopWakeups, "RunLoopKit only: its loop's counter")
+            .withGoal("≤ 11 wakes/s") { $0.max <= 11 }
+        let lateRow = row("sleeps later than their tolerance", "%", .beyond).withGoal("none in any repetition") { $0.max == 0 }
+        let earlyRow = row("sleeps ended before their deadline", "sleeps", .early).withGoal("none in any repetition") { $0.max == 0 }
         return [
             row("wakes/s (voluntary context switches), 1,000 tasks (RunLoopKit: loop.clock, tasks on the pool)", "wakes/s", .wakes),
             row("sleeps/s ended (asked 5,000)", "sleeps/s", better: .neither, .sleeps),

@@ -4,28 +4,14 @@ import RunLoopKit
 import Subprocess
 import Synchronization
 
-/// Workload 14 (issue 27): child process exits. `/bin/true` children started one after
-/// another with `posix_spawn`; latency from just before the spawn to the handler that sees
-/// the exit (the spawn, the child's run and its exit are the same work for every peer; what
-/// differs is how the exit reaches the handler). Then the leak check: after that many more
-/// children, how many are left unreaped (zombies) and how many descriptors more are open.
-///
-/// RunLoopKit `EVSource(childProcess:)` (a pidfd), libev `ev_child` on its default loop,
-/// Foundation `Process.run()` + `waitUntilExit()`. Every run is a child process of its own
-/// (RunLoopKit and libev in interleaved pairs), so that the leak check counts that peer's
-/// children only and libev's SIGCHLD handler stays in its own process.
-///
-/// swift-corelibs-foundation's `waitUntilExit` runs the run loop in 50 ms slices until the
-/// child is gone, so each Foundation child takes about 50 ms: Foundation's latency is one
-/// run (not `repetitions`), and its leak check stops at ``foundationLeakCount`` children.
-///
-/// swift-subprocess is not one of the ``Peer`` columns: it has rows of its own (median and
-/// p99), its figure in the Task.sleep column, the Swift-concurrency peer, and it runs when
-/// `--peers` holds `task`. Each of its children is `run(.path("/bin/true"), output:
-/// .discarded)` awaited, one after another; latency from just before the call to its return.
-/// It runs `pairs` times, each a child process of its own, after the RunLoopKit/libev pairs.
-enum ChildExits {
+/// Workload 14 (issue 27): spawn → exit-handler latency of `/bin/true` children, and what 10,000
+/// more leave behind (zombies, descriptors). Every run is a process of its own, so that the leak
+/// check counts that peer's children only. Foundation's `waitUntilExit` runs the loop in 50 ms
+/// slices, so its latency is one run and its leak check stops at ``foundationLeakCount``;
+/// swift-subprocess's rows sit in the Task.sleep column (run when `--peers` holds `task`).
+enum ChildExits: Workload {
     static let name = "children"
+    static let summary = "/bin/true children started one after another with posix_spawn (EVSource(childProcess:), ev_child on libev's default loop, Process.run + waitUntilExit); spawn → exit handler latency; zombies and descriptors left after 10,000 children. Each run a child process of its own."
 
     static let unavailable: [Peer: String] = [
         .dispatch: "no process source on Linux (DISPATCH_SOURCE_TYPE_PROC is Darwin's)",
@@ -44,15 +30,15 @@ enum ChildExits {
         let pairs = Pairs.run(name, plan: plan, arguments: ["latency", String(plan.childSamples)])
         var latencies: [Peer: [Double]] = [:]
         if plan.peers.contains(.foundation) {
-            latencies[.foundation] = ChildRuns.figures(name, [Peer.foundation.key, "latency", String(plan.childSamples)], expected: 2)
+            latencies[.foundation] = Children.figures(name, [Peer.foundation.key, "latency", String(plan.childSamples)], expected: 2)
         }
         let subprocess = plan.peers.contains(.taskSleep)
-            ? (0..<plan.pairs).map { _ in ChildRuns.figures(name, [subprocessKey, "latency", String(plan.childSamples)], expected: 2) }
+            ? (0..<plan.pairs).map { _ in Children.figures(name, [subprocessKey, "latency", String(plan.childSamples)], expected: 2) }
             : []
         var leaks: [Peer: [Double]] = [:]
         for peer in [Peer.runLoopKit, .libev, .foundation] where plan.peers.contains(peer) {
             let count = peer == .foundation ? min(plan.childLeakCount, foundationLeakCount) : plan.childLeakCount
-            leaks[peer] = ChildRuns.figures(name, [peer.key, "leak", String(count)], expected: 2)
+            leaks[peer] = Children.figures(name, [peer.key, "leak", String(count)], expected: 2)
         }
         let n = "\(plan.childSamples.grouped) sequential /bin/true"
         var rows = ["median", "p99"].enumerated().flatMap { figure, statistic in
@@ -61,27 +47,22 @@ enum ChildExits {
                 .paired(pairs, figure: figure)
             return [row, subprocessRow(statistic, n, subprocess.map { $0[figure] }, beside: row)]
         }
-        rows[0].goal = "≤ 1.5× libev, < Foundation, < swift-subprocess"
-        if let libevRatio = rows[0].ratio(to: .libev), let foundationRatio = rows[0].ratio(to: .foundation),
-           let subprocessRatio = rows[1].ratio(to: .taskSleep) {
-            rows[0].goalMet = libevRatio <= 1.5 && foundationRatio < 1 && subprocessRatio < 1
-        }
+        let met: Bool? = if let libev = rows[0].ratio(to: .libev), let foundation = rows[0].ratio(to: .foundation),
+                            let swiftSubprocess = rows[1].ratio(to: .taskSleep) { libev <= 1.5 && foundation < 1 && swiftSubprocess < 1 } else { nil }
+        rows[0] = rows[0].withGoal("≤ 1.5× libev, < Foundation, < swift-subprocess", met: met)
         let m = "after \(plan.childLeakCount.grouped) children"
             + (plan.childLeakCount > foundationLeakCount ? " (Foundation: \(foundationLeakCount.grouped))" : "")
         let leakRows = [("children left unreaped \(m)", "zombies"), ("descriptors left open \(m)", "fds")].enumerated().map { figure, metric in
-            var row = Row.make(name, metric.0, unit: metric.1, goal: "0", values: leaks.mapValues { [$0[figure]] },
-                               unavailable: unavailable)
-            row.goalMet = row.cells[.runLoopKit]?.summary.map { $0.median == 0 }
-            return row
+            Row.make(name, metric.0, unit: metric.1, values: leaks.mapValues { [$0[figure]] }, unavailable: unavailable)
+                .withGoal("0") { $0.median == 0 }
         }
         return [rows[0], rows[2], rows[1], rows[3]] + leakRows
     }
 
-    /// swift-subprocess's row for `statistic` (median or p99): its figures (one per run) in
-    /// the Task.sleep column, beside RunLoopKit's cell of `row`, so that the row shows
-    /// RunLoopKit ÷ swift-subprocess.
+    /// swift-subprocess's row for `statistic`: its figures in the Task.sleep column, beside
+    /// RunLoopKit's cell of `row`, for the ratio.
     private static func subprocessRow(_ statistic: String, _ n: String, _ values: [Double], beside row: Row) -> Row {
-        var others = ChildRuns.runLoopKitOnly("swift-subprocess's own row: its figure is in the Task.sleep column")
+        var others = Peer.allBut(.runLoopKit, reason: "swift-subprocess's own row: its figure is in the Task.sleep column")
         others[.taskSleep] = values.isEmpty ? "left out by --peers (task)" : nil
         var subprocessRow = Row.make(
             name, "swift-subprocess 1.0.2 (Task.sleep column): run(.path(\"/bin/true\"), output: .discarded) "
@@ -91,18 +72,17 @@ enum ChildExits {
         return subprocessRow
     }
 
-    /// A child: `[peer key or ``subprocessKey``, "latency" or "leak", count]`. Latency: the
-    /// median and p99 (µs) of `count` children. Leak: after one child (which creates what a
-    /// peer keeps for good, such as libev's default loop), prints the zombies and the extra
-    /// descriptors left after `count` more. swift-subprocess measures latency only.
+    /// A child: `[peer key or ``subprocessKey``, "latency" or "leak", count]`: the median and
+    /// p99 (µs), or the zombies and descriptors left by `count` more children after one (which
+    /// makes what a peer keeps for good, such as libev's default loop).
     static func child(_ arguments: [String]) {
         let peer = arguments.first.flatMap { Peer(key: $0) }
         guard arguments.count == 3, peer != nil || arguments[0] == subprocessKey, let count = Int(arguments[2]),
               arguments[1] == "latency" || (arguments[1] == "leak" && peer != nil) else {
             fatalError("loop-bench children child: expected a peer (or subprocess), latency or leak, and a count, got \(arguments)")
         }
-        guard let peer else { return ChildRuns.reportLatencies(count: count) { subprocess(count: $0) } }
-        if arguments[1] == "latency" { return ChildRuns.reportLatencies(count: count) { latencies(peer, count: $0) } }
+        guard let peer else { return Children.reportLatencies(count: count) { subprocess(count: $0) } }
+        if arguments[1] == "latency" { return Children.reportLatencies(count: count) { latencies(peer, count: $0) } }
         _ = latencies(peer, count: 1)
         let before = openDescriptors()
         _ = latencies(peer, count: count)

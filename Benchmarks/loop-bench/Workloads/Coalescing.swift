@@ -1,15 +1,11 @@
 import Foundation
 
-/// Workload 3: 1,000 timers at a 0.2 s interval with random phases, with tolerance 0 and
-/// 0.1 s. Wakes per second (voluntary context switches of the process: every time a thread
-/// doing the work went to sleep; see ``ProcessWindow``), CPU %, and per-fire lateness.
-/// Each run is a child process of its own (``child(_:)``), so that the switches count only
-/// its threads, not those an earlier workload of the parent left parked (Dispatch's
-/// workers, NIO's loop thread).
-/// libev's nearest equivalent of tolerance is `ev_set_timeout_collect_interval`, Dispatch's
-/// is the leeway; CF on Linux and NIO have none.
-enum Coalescing {
+/// Workload 3: 1,000 timers at 0.2 s, random phases, tolerance 0 and 0.1 s: wakes/s, CPU %,
+/// lateness. Each run is a process of its own, so that the switches count only its threads,
+/// not those an earlier workload left parked.
+enum Coalescing: Workload {
     static let name = "coalescing"
+    static let summary = "1,000 timers, 0.2 s interval, random phases, tolerance 0 and 0.1 s (libev: ev_set_timeout_collect_interval, Dispatch: leeway); wakes/s = voluntary context switches of the process (getrusage RUSAGE_SELF), CPU %, lateness."
     static let count = 1_000
     static let interval = 0.2
 
@@ -19,9 +15,8 @@ enum Coalescing {
         return (0..<count).map { _ in Double.random(in: 0.001...interval, using: &random) }
     }
 
-    /// A child: `[peer key, tolerance, seconds]`; runs the timers here and prints the
-    /// process's wakes/s (voluntary context switches), fires/s, CPU % and each fire's
-    /// lateness (ns).
+    /// A child: `[peer key, tolerance, seconds]`; prints the process's wakes/s (voluntary
+    /// context switches), fires/s, CPU % and each fire's lateness (ns).
     static func child(_ arguments: [String]) {
         let (peer, a) = Pairs.arguments(arguments, of: name, numbers: 2)
         let (tolerance, seconds) = (a[0], a[1])

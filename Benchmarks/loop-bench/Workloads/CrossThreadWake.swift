@@ -3,20 +3,13 @@ import CoreFoundation
 import Foundation
 import RunLoopKit
 
-/// Workload 5: another thread wakes the sleeping loop, `samples` times, each after the
-/// previous wake was handled and a short gap (so the loop is asleep again). Latency from
-/// just before the call to the callout that sees it: RunLoopKit `wakeUp()` → `afterWaiting`
-/// observer; libev `ev_async_send` → `ev_async` callback; CF `CFRunLoopWakeUp` →
-/// `afterWaiting` observer. Work sent across threads (`perform`, `queue.async`, NIO's
-/// `execute`, tasks) is the job workload's.
-enum CrossThreadWake {
+/// Workload 5: another thread wakes the sleeping loop, each time after the previous wake was
+/// handled and a gap: latency to the callout that sees it. Jobs sent across threads are the
+/// job workload's.
+enum CrossThreadWake: Workload {
     static let name = "wake"
+    static let summary = "another thread wakes the sleeping loop (wakeUp / ev_async_send / CFRunLoopWakeUp); latency to the callout."
     static let gap = 0.0005
-
-    /// What the other thread calls (``Probe``'s wake-latency mode names it).
-    enum Call: String, CaseIterable, Sendable {
-        case wakeUp
-    }
 
     static let unavailable: [Peer: String] = [
         .dispatch: "no loop to wake: a queue wakes for work sent to it (see jobs)",
@@ -26,23 +19,16 @@ enum CrossThreadWake {
     ]
 
     static func measure(_ plan: Plan) -> [Row] {
-        var medians: [Peer: [Double]] = [:]
-        var p99s: [Peer: [Double]] = [:]
-        for _ in 0..<plan.repetitions {
-            for peer in plan.peers where unavailable[peer] == nil {
-                let summary = Summary(onFreshThread { latencies(.wakeUp, on: peer, samples: plan.wakeSamples) })
-                medians[peer, default: []].append(summary.median / 1e3)
-                p99s[peer, default: []].append(summary.percentile(99) / 1e3)
-            }
+        let figures = plan.repeated(plan.peers.filter { unavailable[$0] == nil }, figures: 2) { peer in
+            Summary(onFreshThread { latencies(peer, samples: plan.wakeSamples) }).microseconds
         }
-        var medianRow = Row.make(name, "wakeUp → callout latency median", unit: "µs", goal: "< 20 µs",
-                                 values: medians, unavailable: unavailable)
-        medianRow.goalMet = medianRow.cells[.runLoopKit]?.summary.map { $0.median < 20 }
-        return [medianRow, Row.make(name, "wakeUp → callout latency p99", unit: "µs", values: p99s, unavailable: unavailable)]
+        let medianRow = Row.make(name, "wakeUp → callout latency median", unit: "µs", values: figures[0], unavailable: unavailable)
+            .withGoal("< 20 µs") { $0.median < 20 }
+        return [medianRow, Row.make(name, "wakeUp → callout latency p99", unit: "µs", values: figures[1], unavailable: unavailable)]
     }
 
-    /// Runs on the loop thread; returns the latencies (ns).
-    static func latencies(_ call: Call, on peer: Peer, samples: Int) -> [Double] {
+    /// `samples` wakes of this thread's loop from another thread: the latencies (ns).
+    static func latencies(_ peer: Peer, samples: Int) -> [Double] {
         let probe = WakeProbe(samples: samples, gap: gap)
         switch peer {
         case .runLoopKit:

@@ -6,17 +6,12 @@ import NIOPosix
 import RunLoopKit
 import Synchronization
 
-/// Workload 8: descriptor sources. N idle descriptors (10, 8,000, 10,000 and 50,000; an
-/// eventfd each: one descriptor apiece, where idle pipes would take two) plus one active
-/// pipe, each watched for reading: the cost to add a source (ns per source, all N + 1);
-/// write-to-handler latency (another thread writes one byte, `gap` after the previous one
-/// was read, so the loop is asleep); and passes per second when the handler feeds itself
-/// (reads the byte, writes one back), i.e. one ready descriptor among N idle ones.
-///
-/// RunLoopKit `EVSource(fileDescriptor:)`, libev `ev_io`, Dispatch `DispatchSourceRead` on
-/// one serial queue, NIO a `NIOPipeBootstrap` channel per read end.
-enum DescriptorSources {
+/// Workload 8: N idle eventfds (one descriptor apiece, where pipes would take two) plus one
+/// active pipe, each watched for reading: ns per add, write → handler latency, and handler
+/// calls/s when the handler writes back each byte it reads.
+enum DescriptorSources: Workload {
     static let name = "descriptors"
+    static let summary = "N idle eventfds + 1 active pipe, read sources on each (EVSource, ev_io, DispatchSourceRead, NIO pipe channels); add cost, write → handler latency (another thread writes, 0.5 ms apart), handler calls/s when the handler writes back each byte it reads."
     static let gap = 0.0005
 
     static let unavailable: [Peer: String] = [
@@ -32,7 +27,6 @@ enum DescriptorSources {
             var figures = [[Peer: [Double]]](repeating: [:], count: 4)
             var reasons = unavailable
             if descriptorsNeeded(count) <= limit {
-                // RunLoopKit and libev in interleaved pairs of fresh processes, the rest here.
                 pairs = Pairs.run(name, plan: plan,
                                   arguments: [String(count), String(plan.descriptorSamples), String(plan.descriptorFeedSeconds)])
                 figures = plan.repeated(Pairs.others(plan.peers).filter { unavailable[$0] == nil }, figures: 4) { peer in
@@ -77,14 +71,12 @@ enum DescriptorSources {
         default: fatalError("loop-bench descriptors: \(peer.rawValue) watches no descriptor")
         }
         pipes.close(readEnds: peer != .nio)
-        let latency = Summary(latencies.map(Double.init))
-        return [Double(add) / Double(pipes.readEnds.count), latency.median / 1e3, latency.percentile(99) / 1e3,
-                Double(feeds) / (Double(wall) / 1e9)]
+        return [Double(add) / Double(pipes.readEnds.count)] + Summary(latencies.map(Double.init)).microseconds
+            + [Double(feeds) / (Double(wall) / 1e9)]
     }
 
-    /// A child of the pairs: `[peer key, idle count, samples, feed seconds]`; prints the
-    /// figures of ``measureOnce(_:count:samples:feedSeconds:)`` after a short untimed run on
-    /// other pipes (which warms the process: the first adds of a fresh one fault its heap in).
+    /// A child of the pairs: `[peer key, idle count, samples, feed seconds]`, after a short
+    /// untimed run (the first adds of a fresh process fault its heap in).
     static func child(_ arguments: [String]) {
         let (peer, a) = Pairs.arguments(arguments, of: name, numbers: 3)
         let count = Int(a[0])
@@ -251,9 +243,8 @@ enum DescriptorSources {
         }
     }
 
-    /// The descriptors of one run: `count - 1` idle eventfds (a counter of 0: never readable)
-    /// and the active pipe, all non-blocking. `readEnds` are the watched ones (the last is the
-    /// active pipe's read end), `activeWrite` the active pipe's write end.
+    /// The descriptors of one run, non-blocking: `count - 1` idle eventfds, then the active
+    /// pipe's read end (`readEnds`), and its write end (`activeWrite`).
     final class Pipes: Sendable {
         let readEnds: [Int32]
         let activeWrite: Int32
@@ -283,22 +274,19 @@ enum DescriptorSources {
         }
     }
 
-    /// Raises `RLIMIT_NOFILE` to `wanted`: both limits where the process may raise the hard
-    /// one (`CAP_SYS_RESOURCE`), else the soft one as far as the hard one lets it; returns
-    /// the soft limit now.
+    /// Raises `RLIMIT_NOFILE` toward `wanted` (the hard limit too where allowed); returns the
+    /// soft limit now.
     @discardableResult
     static func raiseDescriptorLimit(to wanted: Int) -> Int {
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
         var limit = rlimit()
-        getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
-        if limit.rlim_cur < rlim_t(wanted) {
-            if limit.rlim_max < rlim_t(wanted) {
-                var raised = rlimit(rlim_cur: rlim_t(wanted), rlim_max: rlim_t(wanted))
-                if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &raised) == 0 { return wanted }
-            }
+        getrlimit(resource, &limit)
+        var raised = rlimit(rlim_cur: rlim_t(wanted), rlim_max: Swift.max(limit.rlim_max, rlim_t(wanted)))
+        if limit.rlim_cur < rlim_t(wanted), setrlimit(resource, &raised) != 0 {
             limit.rlim_cur = Swift.min(rlim_t(wanted), limit.rlim_max)
-            setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
-            getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+            setrlimit(resource, &limit)
         }
+        getrlimit(resource, &limit)
         return Int(clamping: limit.rlim_cur)
     }
 }

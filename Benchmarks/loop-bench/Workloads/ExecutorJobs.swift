@@ -4,30 +4,14 @@ import Dispatch
 import Foundation
 import NIOCore
 import RunLoopKit
-import Synchronization
 
-/// Workload 9: jobs sent to a loop or executor from another thread.
-///
-/// - Closures: RunLoopKit `perform`; Foundation `RunLoop.perform` + `CFRunLoopWakeUp` (CF's
-///   perform does not wake the loop); a serial `DispatchQueue`'s `async`; NIO's
-///   `EventLoop.execute`; a `Task.detached` on Swift's global executor (Task.sleep column).
-///   Latency: one job at a time, `gap` after the previous one ran (the target asleep).
-///   CPU per job: `burst` jobs sent back to back, process CPU from the first send to the
-///   last job run (sender and runner both), divided by the jobs.
-/// - Swift jobs on a serial executor: an actor pinned to the executor (RunLoopKit:
-///   `loop.asUnownedSerialExecutor()`; NIO: `loop.executor`), its method awaited from a task
-///   on the global executor (each call hops there and back).
-/// - Tasks started from another thread: RunLoopKit `Task(executorPreference: loop)` (the
-///   loop as a `TaskExecutor`) against `Task(executorPreference:)` on a serial Dispatch
-///   queue's `TaskExecutor` (``DispatchTaskExecutor``) and `Task.detached` on the global
-///   executor; latency from the sender's call to the task's first line, and CPU per task
-///   in a burst.
-/// - Allocations per job, block, actor call or task: every thread's calls into malloc (and
-///   its kin) during a burst of its own (a tenth of the CPU burst's jobs), divided by the
-///   jobs, as SwiftNIO's CI counts allocations per operation (CLibevBench/alloccount.c
-///   interposes malloc; the CPU bursts run with counting off).
-enum ExecutorJobs {
+/// Workload 9: closures, actor calls and tasks sent to a loop or executor from another thread:
+/// latency one at a time, CPU per job in a burst, and allocations per job in a burst of a
+/// tenth the size (CLibevBench/alloccount.c counts malloc and its kin; the CPU bursts run with
+/// counting off). CF's perform does not wake the loop, hence its `CFRunLoopWakeUp`.
+enum ExecutorJobs: Workload {
     static let name = "jobs"
+    static let summary = "closures sent from another thread (perform, RunLoop.perform + CFRunLoopWakeUp, serial queue async, NIO execute, Task.detached): latency one at a time, CPU per job in a burst; actor calls on a loop's SerialExecutor (RunLoopKit, NIO); tasks started on RunLoopKit's loop as TaskExecutor vs Task.detached."
     static let gap = 0.0005
 
     static let closureUnavailable: [Peer: String] = [
@@ -50,35 +34,34 @@ enum ExecutorJobs {
         .timerSequence: "a timer sequence runs no jobs",
     ]
 
+    /// Closures, actor calls, tasks: the peers that cannot run each, its latencies (ns) one at
+    /// a time, and a burst of it.
+    static var kinds: [(unavailable: [Peer: String], latencies: (Peer, Int) -> [Double], burst: (Peer, Int, Bool) -> Burst)] {
+        [(closureUnavailable, { latencies(sender($0), samples: $1) }, closureBurst(_:jobs:countingAllocations:)),
+         (actorUnavailable, actorLatencies(_:samples:), actorBurst(_:jobs:countingAllocations:)),
+         (taskUnavailable, { latencies(sender($0, tasks: true), samples: $1) }, taskBurst(_:jobs:countingAllocations:))]
+    }
+
     static func measure(_ plan: Plan) -> [Row] {
         let counted = max(plan.jobBurst / 10, 1)
-        let kinds = [
-            (closureUnavailable, closureLatencies(_:samples:), closureBurst(_:jobs:countingAllocations:)),
-            (actorUnavailable, actorLatencies(_:samples:), actorBurst(_:jobs:countingAllocations:)),
-            (taskUnavailable, taskLatencies(_:samples:), taskBurst(_:jobs:countingAllocations:)),
-        ]
         // Per kind (closure, actor, task): latency median and p99 (µs), CPU (ns) and
         // allocations per job, each per peer.
         var figures = Array(repeating: Array(repeating: [Peer: [Double]](), count: 4), count: kinds.count)
         for _ in 0..<plan.repetitions {
             for (kind, (unavailable, latencies, burst)) in kinds.enumerated() {
                 for peer in plan.peers where unavailable[peer] == nil {
-                    let latency = Summary(latencies(peer, plan.wakeSamples))
-                    let values = [latency.median / 1e3, latency.percentile(99) / 1e3,
-                                  burst(peer, plan.jobBurst, false).cpuPerJob, burst(peer, counted, true).allocationsPerJob]
+                    let values = Summary(latencies(peer, plan.wakeSamples)).microseconds
+                        + [burst(peer, plan.jobBurst, false).cpuPerJob, burst(peer, counted, true).allocationsPerJob]
                     for (figure, value) in values.enumerated() { figures[kind][figure][peer, default: []].append(value) }
                 }
             }
         }
         func row(_ kind: Int, _ figure: Int, _ metric: String) -> Row {
             Row.make(name, metric, unit: ["µs", "µs", "ns", "allocations"][figure], values: figures[kind][figure],
-                     unavailable: kinds[kind].0)
+                     unavailable: kinds[kind].unavailable)
         }
-        var medianRow = row(0, 0, "closure from another thread → runs, latency median")
-        medianRow.goal = "< 20 µs"
-        medianRow.goalMet = medianRow.cells[.runLoopKit]?.summary.map { $0.median < 20 }
         return pairedRows(plan) + [
-            medianRow,
+            row(0, 0, "closure from another thread → runs, latency median").withGoal("< 20 µs") { $0.median < 20 },
             row(0, 1, "closure from another thread → runs, latency p99"),
             row(0, 2, "CPU per closure job, \(plan.jobBurst.grouped) sent back to back"),
             row(0, 3, "allocations per closure job (RunLoopKit: performed block), \(counted.grouped) sent back to back, the closure made once"),
@@ -91,95 +74,56 @@ enum ExecutorJobs {
         ]
     }
 
-    // MARK: Issue 29's rows, in interleaved pairs
-
-    /// Issue 29's rows: each RunLoopKit against the best Swift peer of the issue's table,
-    /// measured in interleaved pairs of fresh processes (``Pairs``) rather than side by side
-    /// in this process, where they move by tens of percent between runs.
-    enum PairedRow: String, CaseIterable {
-        case closureCPU = "closure-cpu", closureLatency = "closure-latency"
-        case actorCPU = "actor-cpu"
-        case taskLatency = "task-latency", taskCPU = "task-cpu"
-
-        /// The best Swift peer of issue 29's table for this row.
-        var peer: Peer {
-            switch self {
-            case .closureCPU, .actorCPU: .nio
-            case .closureLatency: .dispatch
-            case .taskLatency, .taskCPU: .taskSleep
-            }
-        }
-
-        var isLatency: Bool { self == .closureLatency || self == .taskLatency }
-
-        /// Whether PROFILING.md ("Cross-thread work") shows the floor that allows 1.25×: a
-        /// wake through libev's eventfd and epoll where the peer's is a futex (the latency
-        /// rows); the runtime's task creation and job run, equal in instructions to
-        /// `Task.detached`'s (CPU per task).
-        var hasFloor: Bool { isLatency || self == .taskCPU }
-
-        func metric(_ plan: Plan) -> String {
-            let n = "\(plan.pairs) interleaved pairs of fresh processes against \(peer.rawValue)"
-            return switch self {
-            case .closureCPU: "issue 29: CPU per closure job, \(plan.jobBurst.grouped) sent back to back, \(n)"
-            case .closureLatency: "issue 29: closure from another thread → runs, latency median, \(n)"
-            case .actorCPU: "issue 29: CPU per actor call on the loop's SerialExecutor, \(plan.jobBurst.grouped) awaited in a row, \(n)"
-            case .taskLatency: "issue 29: task started from another thread → first line runs, latency median, \(n)"
-            case .taskCPU: "issue 29: CPU per task started from another thread, \(plan.jobBurst.grouped) started back to back, \(n)"
-            }
-        }
-
-        /// The row's figure, measured once in this process on `peer`: the median of
-        /// `samples` latencies (µs), or the CPU per job of a burst of `jobs` (ns).
-        func measure(_ peer: Peer, samples: Int, jobs: Int) -> Double {
-            switch self {
-            case .closureCPU: closureBurst(peer, jobs: jobs).cpuPerJob
-            case .closureLatency: Summary(closureLatencies(peer, samples: samples)).median / 1e3
-            case .actorCPU: actorBurst(peer, jobs: jobs).cpuPerJob
-            case .taskLatency: Summary(taskLatencies(peer, samples: samples)).median / 1e3
-            case .taskCPU: taskBurst(peer, jobs: jobs).cpuPerJob
-            }
-        }
+    /// Issue 29's rows: RunLoopKit against the issue's best Swift peer, in interleaved pairs of
+    /// processes (``Pairs``): side by side in one process they moved by tens of percent. Each:
+    /// its child's key, its kind (of ``kinds``), a latency median (µs) or the CPU per job of a
+    /// burst (ns), the peer, and whether a floor allows 1.25× (a wake through eventfd and epoll
+    /// where the peer's is a futex; the runtime's own task creation and run).
+    static func pairedRows(burst: String) -> [(key: String, kind: Int, latency: Bool, peer: Peer, floor: Bool, metric: String)] {
+        [("closure-cpu", 0, false, .nio, false, "CPU per closure job, \(burst) sent back to back"),
+         ("closure-latency", 0, true, .dispatch, true, "closure from another thread → runs, latency median"),
+         ("actor-cpu", 1, false, .nio, false, "CPU per actor call on the loop's SerialExecutor, \(burst) awaited in a row"),
+         ("task-latency", 2, true, .taskSleep, true, "task started from another thread → first line runs, latency median"),
+         ("task-cpu", 2, false, .taskSleep, true, "CPU per task started from another thread, \(burst) started back to back")]
     }
 
     private static func pairedRows(_ plan: Plan) -> [Row] {
         guard plan.peers.contains(.runLoopKit) else { return [] }
-        return PairedRow.allCases.filter { plan.peers.contains($0.peer) }.map { kind in
-            let pairs = Pairs.run(name, plan: plan, arguments: [kind.rawValue, String(plan.wakeSamples), String(plan.jobBurst)],
-                                  against: kind.peer)
-            let others = Dictionary(uniqueKeysWithValues: Peer.others.filter { $0 != kind.peer }.map {
-                ($0, "this row pairs RunLoopKit with \(kind.peer.rawValue) only")
-            })
-            let limit = kind.hasFloor ? 1.25 : 1.0
-            let goal = kind.hasFloor
-                ? "≤ 1.0× \(kind.peer.rawValue), or ≤ 1.25× with the floor in PROFILING.md"
-                : "≤ 1.0× \(kind.peer.rawValue)"
-            return Row.make(name, kind.metric(plan), unit: kind.isLatency ? "µs" : "ns", values: [:], unavailable: others)
+        return pairedRows(burst: plan.jobBurst.grouped).filter { plan.peers.contains($0.peer) }.map { row in
+            let pairs = Pairs.run(name, plan: plan, arguments: [row.key, String(plan.wakeSamples), String(plan.jobBurst)],
+                                  against: row.peer)
+            let others = Peer.allBut(.runLoopKit, row.peer, reason: "this row pairs RunLoopKit with \(row.peer.rawValue) only")
+            let goal = "≤ 1.0× \(row.peer.rawValue)" + (row.floor ? ", or ≤ 1.25× with the floor in PROFILING.md" : "")
+            let metric = "issue 29: \(row.metric), \(plan.pairs) interleaved pairs of fresh processes against \(row.peer.rawValue)"
+            return Row.make(name, metric, unit: row.latency ? "µs" : "ns", values: [:], unavailable: others)
                 .paired(pairs, figure: 0)
-                .withRatioGoal(goal, to: kind.peer, bound: limit)
+                .withRatioGoal(goal, to: row.peer, bound: row.floor ? 1.25 : 1.0)
         }
     }
 
-    /// A child of the pairs: `[peer key, row, latency samples, burst jobs]`; measures the
+    /// A child of the pairs: `[peer key, row key, latency samples, burst jobs]`; measures the
     /// row's figure once and prints it.
     static func child(_ arguments: [String]) {
-        guard arguments.count == 4, let peer = Peer(key: arguments[0]), let kind = PairedRow(rawValue: arguments[1]),
+        guard arguments.count == 4, let peer = Peer(key: arguments[0]),
+              let row = pairedRows(burst: "").first(where: { $0.key == arguments[1] }),
               let samples = Int(arguments[2]), let jobs = Int(arguments[3]) else {
-            fatalError("loop-bench jobs child: expected a peer, a row (\(PairedRow.allCases.map(\.rawValue))), samples and jobs, got \(arguments)")
+            fatalError("loop-bench jobs child: expected a peer, a row key, samples and jobs, got \(arguments)")
         }
-        Pairs.report([kind.measure(peer, samples: samples, jobs: jobs)])
+        let kind = kinds[row.kind]
+        Pairs.report([row.latency ? Summary(kind.latencies(peer, samples)).median / 1e3 : kind.burst(peer, jobs, false).cpuPerJob])
     }
-
-    // MARK: Measurements
 
     /// How a peer runs a job sent from another thread (`send`), and what stops its loop after.
     typealias Sender = (send: @Sendable (@escaping @Sendable () -> Void) -> Void, finish: () -> Void)
 
-    /// How `peer` runs a closure sent to it.
-    private static func closureSender(_ peer: Peer) -> Sender {
+    /// How `peer` runs a closure sent to it; with `tasks`, in a task it starts: on a running
+    /// RunLoopKit loop as its task executor, on a serial queue's task executor, or detached on
+    /// the global executor.
+    private static func sender(_ peer: Peer, tasks: Bool = false) -> Sender {
         switch peer {
         case .runLoopKit:
             let loop = LoopThread.startRunning()
+            if tasks { return ({ job in Task(executorPreference: loop) { job() } }, { loop.stop() }) }
             return ({ job in loop.perform(job) }, { loop.stop() })
         case .foundation:
             let loop = LoopThread.startFoundation()
@@ -190,6 +134,9 @@ enum ExecutorJobs {
                 }
             }
             return (send, { loop.handle.with { CFRunLoopStop($0.cfLoop) }; loop.done.wait() })
+        case .dispatch where tasks:
+            let executor = DispatchTaskExecutor()
+            return ({ job in Task(executorPreference: executor) { job() } }, {})
         case .dispatch:
             let queue = DispatchQueue(label: "loop-bench.jobs")
             return ({ job in queue.async(execute: job) }, {})
@@ -199,28 +146,11 @@ enum ExecutorJobs {
         case .taskSleep:
             return ({ job in Task.detached { job() } }, {})
         default:
-            fatalError("loop-bench jobs: \(peer.rawValue) runs no closures")
+            fatalError("loop-bench jobs: \(peer.rawValue) runs no jobs")
         }
     }
 
-    /// How `peer` starts a task that runs a job: on a running RunLoopKit loop as its task
-    /// executor, on a serial queue's task executor, or detached on the global executor.
-    private static func taskStarter(_ peer: Peer) -> Sender {
-        switch peer {
-        case .runLoopKit:
-            let loop = LoopThread.startRunning()
-            return ({ job in Task(executorPreference: loop) { job() } }, { loop.stop() })
-        case .taskSleep:
-            return ({ job in Task.detached { job() } }, {})
-        case .dispatch:
-            let executor = DispatchTaskExecutor()
-            return ({ job in Task(executorPreference: executor) { job() } }, {})
-        default:
-            fatalError("loop-bench jobs: \(peer.rawValue) starts no tasks")
-        }
-    }
-
-    /// Latencies (ns) of `samples` jobs sent one at a time with `sender` from a sender thread.
+    /// Latencies (ns) of `samples` jobs sent one at a time with `sender` from another thread.
     private static func latencies(_ sender: Sender, samples: Int) -> [Double] {
         defer { sender.finish() }
         let probe = WakeProbe(samples: samples, gap: gap)
@@ -231,20 +161,10 @@ enum ExecutorJobs {
         return probe.latencies.map(Double.init)
     }
 
-    /// Latencies (ns) of closures sent one at a time from another thread.
-    static func closureLatencies(_ peer: Peer, samples: Int) -> [Double] {
-        latencies(closureSender(peer), samples: samples)
-    }
-
-    /// Latencies (ns) of tasks started one at a time from a sender thread.
-    static func taskLatencies(_ peer: Peer, samples: Int) -> [Double] {
-        latencies(taskStarter(peer), samples: samples)
-    }
-
     /// CPU ns per job for `jobs` closures sent back to back from this thread, or with
     /// `countingAllocations`, allocations per job.
     static func closureBurst(_ peer: Peer, jobs: Int, countingAllocations: Bool = false) -> Burst {
-        let (send, finish) = closureSender(peer)
+        let (send, finish) = sender(peer)
         defer { finish() }
         Quiet.wait()
         let done = DispatchSemaphore(value: 0)
@@ -262,7 +182,7 @@ enum ExecutorJobs {
     /// CPU ns per task for `jobs` tasks started back to back from this thread (or with
     /// `countingAllocations`, allocations per task).
     static func taskBurst(_ peer: Peer, jobs: Int, countingAllocations: Bool = false) -> Burst {
-        let (start, finish) = taskStarter(peer)
+        let (start, finish) = sender(peer, tasks: true)
         defer { finish() }
         Quiet.wait()
         let done = DispatchSemaphore(value: 0)
@@ -310,7 +230,7 @@ enum ExecutorJobs {
         let (actor, finish) = pinnedActor(peer)
         defer { finish() }
         Quiet.wait()
-        // The results are summed and kept, so that the calls cannot be optimised away.
+        // Summed and kept, so that the calls cannot be optimised away.
         var total: Int64 = 0
         let burst = burst(jobs: jobs, counting: countingAllocations) {
             total = blockingAwait {
@@ -393,29 +313,22 @@ enum LoopThread {
         return ready.wait()
     }
 
-    /// A Foundation run loop running on a thread of its own until `CFRunLoopStop`.
-    /// Only `perform`, `CFRunLoopWakeUp` and `CFRunLoopStop` are called from other threads
-    /// (CF documents them as thread-safe), through ``Shared``.
-    struct Foundation: Sendable {
-        let handle: Shared<(runLoop: RunLoop, cfLoop: CFRunLoop)>
-        let done: DispatchSemaphore
-    }
+    /// A Foundation run loop on a thread of its own until `CFRunLoopStop`; other threads call
+    /// only what CF documents as thread-safe, through ``Shared``.
+    typealias Foundation = (handle: Shared<(runLoop: RunLoop, cfLoop: CFRunLoop)>, done: DispatchSemaphore)
 
     static func startFoundation() -> Foundation {
-        let ready = DispatchSemaphore(value: 0)
+        let ready = Handoff<Foundation>()
         let done = DispatchSemaphore(value: 0)
-        let loop = Mutex<Foundation?>(nil)
         Thread {
             let keepAlive = Timer(fire: Date(timeIntervalSinceNow: 3600), interval: 0, repeats: false) { _ in }
             RunLoop.current.add(keepAlive, forMode: .default)
-            loop.withLock { $0 = Foundation(handle: Shared((runLoop: RunLoop.current, cfLoop: CFRunLoopGetCurrent())), done: done) }
-            ready.signal()
+            ready.deliver((handle: Shared((runLoop: RunLoop.current, cfLoop: CFRunLoopGetCurrent())), done: done))
             CFRunLoopRunInMode(kCFRunLoopDefaultMode, 3600, false)
             keepAlive.invalidate()
             done.signal()
         }.start()
-        ready.wait()
-        return loop.withLock { $0! }
+        return ready.wait()
     }
 }
 

@@ -6,32 +6,13 @@ import RunLoopKit
 import RunLoopKitGLib
 import Synchronization
 
-/// Workload 15 (issue 26): GLib both ways. Each figure comes from a child process of its
-/// own whose main thread runs GLib's loop (`g_main_loop_run` on the default context) or
-/// `EVRunLoop.main.run` hosting GLib's default context; the variants of a figure are
-/// interleaved, one child each, `repetitions` times.
-///
-/// - Main-queue latency while `g_main_loop_run` runs: another thread posts a block
-///   (`DispatchQueue.main.async`, or a `@MainActor` task) and waits until it ran, 1–2 ms
-///   apart; the time from the post to the block. RunLoopKit attached
-///   (`EVRunLoop.main.attach(to: nil)`), a 10 ms polling tickler (swift-cross-ui's
-///   workaround: a `g_timeout_add(10)` running `EVRunLoop.main` for a zero timeout), and an
-///   idle source re-armed by hand (a `g_idle_add` callback that runs `EVRunLoop.main` for a
-///   zero timeout and stays armed). The reference: GLib's own `g_idle_add` from the other
-///   thread to its callback, with no RunLoopKit.
-/// - Idle: voluntary context switches (`getrusage(RUSAGE_SELF)`) and CPU of the process
-///   over a window with nothing due, beyond the one wait the window is made of.
-/// - A `g_timeout_add(10)` callback's lateness past its ready time
-///   (`g_source_get_ready_time`, GLib's monotonic µs), hosted
-///   (`EVRunLoop.main.host(nil, in: [.default])` + `EVRunLoop.main.run`) vs GLib's own
-///   `g_main_loop_run`.
-/// - 1,000 RunLoopKit timers (0.2 s, tolerance 0.1 s, random phases) on `EVRunLoop.main`
-///   attached to GLib: wakes/s and CPU.
-///
-/// The rows hold each variant's figure in the RunLoopKit column (the variant is in the
+/// Workload 15 (issue 26): GLib both ways, each figure from a child process whose main thread
+/// runs `g_main_loop_run` or `EVRunLoop.main.run` hosting GLib; the variants interleaved, one
+/// child each. Each variant's figure sits in the RunLoopKit column (the variant is in the
 /// metric); GLib's own figures, the goals' references, are rows of their own.
-enum GLibBothWays {
+enum GLibBothWays: Workload {
     static let name = "glib"
+    static let summary = "GLib both ways, on the main thread of a child process: DispatchQueue.main / @MainActor latency from another thread under g_main_loop_run (RunLoopKit attached, a 10 ms polling tickler, an idle re-armed by hand; GLib's own g_idle_add as reference); idle wakes/s and CPU; a g_timeout_add(10)'s lateness hosted in EVRunLoop.main.run() vs g_main_loop_run; wakes/s of 1,000 timers (0.2 s, tolerance 0.1 s) attached."
 
     /// How the main thread's loop is set up (here and in ``GLibIterationCost``).
     enum Variant: String, CaseIterable {
@@ -67,15 +48,13 @@ enum GLibBothWays {
         }
     }
 
-    static let unavailable = ChildRuns.runLoopKitOnly(
+    static let unavailable = Peer.allBut(.runLoopKit, reason:
         "GLib's loop with RunLoopKit in it, or in RunLoopKit's: each variant's figure is in the RunLoopKit column, GLib's own in a row of its own")
 
     static func measure(_ plan: Plan) -> [Row] {
         guard plan.peers.contains(.runLoopKit) else { return [] }
         return latencyRows(plan) + idleRows(plan) + timeoutRows(plan) + timerRows(plan)
     }
-
-    // MARK: Rows
 
     /// A latency measurement: under which variant, and what the other thread posts.
     private struct Post: Hashable {
@@ -93,7 +72,7 @@ enum GLibBothWays {
 
     /// Interleaved children, one per key and repetition: each key's figures per repetition.
     private static func interleaved<Key: Hashable>(_ plan: Plan, _ keys: [Key], _ arguments: (Key) -> [String]) -> [Key: [[Double]]] {
-        ChildRuns.interleaved(name, repetitions: plan.repetitions, keys, arguments)
+        Children.interleaved(name, repetitions: plan.repetitions, keys, arguments)
     }
 
     private static func latencyRows(_ plan: Plan) -> [Row] {
@@ -117,9 +96,8 @@ enum GLibBothWays {
                 // Judged on the median of the repetitions' ratios, each to GLib's figure of
                 // the same repetition.
                 let ratio = median(zip(values, reference).map { $0[0] / $1 })
-                medianRow.goal = "≤ 1.5× GLib's own g_idle_add (\(NumberFormat.value(median(reference))) µs); "
-                    + "median ratio per repetition \(NumberFormat.value(ratio))×"
-                medianRow.goalMet = ratio <= 1.5
+                medianRow = medianRow.withGoal("≤ 1.5× GLib's own g_idle_add (\(NumberFormat.value(median(reference))) µs); "
+                    + "median ratio per repetition \(NumberFormat.value(ratio))×", met: ratio <= 1.5)
             }
             rows += [medianRow, row("\(what) latency p99, \(post.variant.label), \(n)", unit: "µs", values.map { $0[1] })]
         }
@@ -132,16 +110,11 @@ enum GLibBothWays {
         let figures = interleaved(plan, variants) { ["idle", $0.rawValue, String(seconds)] }
         let window = "nothing due, \(NumberFormat.value(seconds)) s window"
         return variants.flatMap { variant in
-            var wakes = row("idle wakes/s (voluntary switches beyond the window's one wait), \(variant.label), \(window)",
+            let wakes = row("idle wakes/s (voluntary switches beyond the window's one wait), \(variant.label), \(window)",
                             unit: "wakes/s", figures[variant]!.map { $0[0] })
-            var cpu = row("idle CPU, \(variant.label), \(window)", unit: "%", figures[variant]!.map { $0[1] })
-            if variant == .attached || variant == .hosted {
-                wakes.goal = "0"
-                wakes.goalMet = wakes.cells[.runLoopKit]?.summary.map { $0.max == 0 }
-                cpu.goal = "~0 % (< 0.1 %)"
-                cpu.goalMet = cpu.cells[.runLoopKit]?.summary.map { $0.median < 0.1 }
-            }
-            return [wakes, cpu]
+            let cpu = row("idle CPU, \(variant.label), \(window)", unit: "%", figures[variant]!.map { $0[1] })
+            guard variant == .attached || variant == .hosted else { return [wakes, cpu] }
+            return [wakes.withGoal("0") { $0.max == 0 }, cpu.withGoal("~0 % (< 0.1 %)") { $0.median < 0.1 }]
         }
     }
 
@@ -153,8 +126,9 @@ enum GLibBothWays {
         return [Variant.glib, .hosted].flatMap { variant in
             var medianRow = row("\(n) median, \(variant.runLabel)", unit: "µs", figures[variant]!.map { $0[0] })
             if variant == .hosted {
-                medianRow.goal = "≤ 1.2× GLib's own (\(NumberFormat.value(referenceMedian)) µs)"
-                medianRow.goalMet = median(figures[.hosted]!.map { $0[0] }) <= 1.2 * referenceMedian
+                medianRow = medianRow.withGoal("≤ 1.2× GLib's own (\(NumberFormat.value(referenceMedian)) µs)") {
+                    $0.median <= 1.2 * referenceMedian
+                }
             }
             return [medianRow, row("\(n) p99, \(variant.runLabel)", unit: "µs", figures[variant]!.map { $0[1] })]
         }
@@ -164,19 +138,14 @@ enum GLibBothWays {
         let seconds = plan.glibSeconds
         let figures = interleaved(plan, [Variant.attached]) { ["timers", $0.rawValue, String(seconds)] }[.attached]!
         let n = "1,000 RunLoopKit timers (0.2 s, tolerance 0.1 s, random phases), \(Variant.attached.label), g_main_loop_run"
-        var wakes = row("wakes/s, \(n)", unit: "wakes/s", figures.map { $0[0] })
-        wakes.goal = "≤ 11 wakes/s"
-        wakes.goalMet = wakes.cells[.runLoopKit]?.summary.map { $0.max <= 11 }
+        let wakes = row("wakes/s, \(n)", unit: "wakes/s", figures.map { $0[0] }).withGoal("≤ 11 wakes/s") { $0.max <= 11 }
         let cpu = row("CPU, \(n)", unit: "%", figures.map { $0[1] })
         let fires = row("fires/s (5,000 asked), \(n)", unit: "fires/s", figures.map { $0[2] }, better: .higher)
         return [wakes, cpu, fires]
     }
 
-    // MARK: Children
-
-    /// A child: `["latency", variant, "queue" or "actor", samples]`, `["idle", variant,
-    /// seconds]`, `["timeout", variant, fires]` or `["timers", variant, seconds]`; prints its
-    /// figures on one line. Runs on the process's main thread.
+    /// A child, on the process's main thread: `[scenario, variant, …]` as `child`'s cases
+    /// read them; prints its figures on one line.
     static func child(_ arguments: [String]) {
         guard arguments.count >= 3, let variant = Variant(rawValue: arguments[1]) else {
             fatalError("loop-bench glib child: expected a scenario, a variant and its parameters, got \(arguments)")
@@ -184,9 +153,7 @@ enum GLibBothWays {
         let number = Double(arguments[arguments.count - 1])
         switch (arguments[0], arguments.count, number) {
         case ("latency", 4, let samples?) where ["queue", "actor"].contains(arguments[2]):
-            let latencies = latency(variant, actor: arguments[2] == "actor", samples: Int(samples))
-            let summary = Summary(latencies.map { Double($0) / 1e3 })
-            Pairs.report([summary.median, summary.percentile(99)])
+            Pairs.report(Summary(latency(variant, actor: arguments[2] == "actor", samples: Int(samples)).map(Double.init)).microseconds)
         case ("idle", 3, let seconds?):
             Pairs.report(idle(variant, seconds: seconds))
         case ("timeout", 3, let fires?):
@@ -217,7 +184,6 @@ enum GLibBothWays {
         let address: Int
         init() { address = Int(bitPattern: g_main_loop_new(nil, 0)) }
         var pointer: OpaquePointer { OpaquePointer(bitPattern: address)! }
-        func run() { g_main_loop_run(pointer) }
         func quit() { g_main_loop_quit(pointer) }
     }
 
@@ -248,7 +214,7 @@ enum GLibBothWays {
 
     /// Sets up `variant` on the main thread (GLib's default context), runs `body` there
     /// (it starts what the run needs), runs the loop until `quit` is called, and tears down.
-    private static func withMainLoop(_ variant: Variant, _ body: (_ quit: @escaping @Sendable () -> Void) -> Void) {
+    static func withMainLoop(_ variant: Variant, _ body: (_ quit: @escaping @Sendable () -> Void) -> Void) {
         let mainLoop = MainLoop()
         let tick = Callback(runMainOnce)
         var attachment: EVGLibAttachment?
@@ -261,13 +227,8 @@ enum GLibBothWays {
         case .glib: break
         case .hosted: host = EVRunLoop.main.host(nil, in: [.default])
         }
-        if variant == .hosted {
-            body { EVRunLoop.main.stop() }
-            _ = EVRunLoop.main.run(mode: .default, for: .seconds(3_600))
-        } else {
-            body { mainLoop.quit() }
-            mainLoop.run()
-        }
+        body { if variant == .hosted { EVRunLoop.main.stop() } else { mainLoop.quit() } }
+        measuredGLibRun(variant == .hosted ? nil : mainLoop.pointer)
         if sourceID != 0 { g_source_remove(sourceID) }
         attachment?.detach()
         host?.unhost()
@@ -362,9 +323,8 @@ enum GLibBothWays {
         return Array(lateness.dropFirst(10))
     }
 
-    /// 1,000 timers of 0.2 s with 0.1 s tolerance at random phases on `EVRunLoop.main`,
-    /// attached to GLib's `g_main_loop_run`: wakes/s beyond the window's one end, CPU %,
-    /// fires/s over `seconds` after a 1 s settling run.
+    /// 1,000 timers (0.2 s, tolerance 0.1 s, random phases) on `EVRunLoop.main` attached to
+    /// GLib: wakes/s beyond the window's one end, CPU %, fires/s, after 1 s settling.
     private static func timers(seconds: Double) -> [Double] {
         var random = SeededRandom(seed: 1_000)
         let first = Date()

@@ -4,19 +4,13 @@ import Glibc
 import RunLoopKit
 import RunLoopKitGLib
 
-/// Issue 37, item 1: what one GLib iteration costs when RunLoopKit hosts GLib
-/// (`EVRunLoop.main.host(nil)` + `EVRunLoop.main.run`) or is attached to it
-/// (`EVRunLoop.main.attach(to: nil)` + `g_main_loop_run`), against GLib's own
-/// `g_main_loop_run`. A 1 ms `g_timeout_add` paces the iterations, beside 0, 200 or 1,000
-/// idle `g_unix_fd_add` watches (eventfds never written). Each figure is a child process
-/// of its own whose main thread runs the loop: the thread's CPU time per iteration; the
-/// three variants are interleaved, one child each, `repetitions` times, and each is judged
-/// by the median of its ratios to GLib's figure of the same repetition. The instruction
-/// rows count the same runs under callgrind (`loop-bench --probe glib-iteration`), which
-/// the machine's load does not move; callgrind counts user space only, so GLib's `poll`
-/// over every descriptor and the host's `epoll_wait` count as one call each.
-enum GLibIterationCost {
+/// Issue 37, item 1: the main thread's CPU per GLib iteration (a 1 ms `g_timeout_add` beside
+/// idle `g_unix_fd_add` watches), hosted or attached against GLib's own loop, judged by the
+/// median of ratios per repetition; and callgrind's instructions for the same runs (user space
+/// only: GLib's `poll` and the host's `epoll_wait` count as one call each).
+enum GLibIterationCost: Workload {
     static let name = "glibcost"
+    static let summary = "CPU per GLib iteration (a 1 ms g_timeout_add) beside 0, 200 and 1,000 idle g_unix_fd_add watches: GLib hosted in EVRunLoop.main.run() and RunLoopKit attached to g_main_loop_run, against GLib's own g_main_loop_run, interleaved child processes; and callgrind's user-space instructions per iteration of the same runs."
 
     /// Who runs the iterations: the first three ``GLibBothWays/Variant``s (`--probe
     /// glib-iteration` takes their index).
@@ -25,13 +19,12 @@ enum GLibIterationCost {
 
     static let watchCounts = [0, 200, 1_000]
     /// The timeout pacing the callgrind runs (ms): under valgrind an iteration beside 1,000
-    /// watches takes longer than 1 ms, and a loop that is always behind never waits, which
-    /// is not the iteration measured natively.
+    /// watches takes over 1 ms, and a loop always behind never waits.
     static let instructionPacing = 50
     /// Iterations before the counted ones.
     static let warmUp = 20
 
-    static let unavailable = ChildRuns.runLoopKitOnly(
+    static let unavailable = Peer.allBut(.runLoopKit, reason:
         "GLib's loop, hosted in RunLoopKit's or with RunLoopKit in it: each variant's figure is in the RunLoopKit column, GLib's own in a row of its own")
 
     static func measure(_ plan: Plan) -> [Row] {
@@ -47,7 +40,7 @@ enum GLibIterationCost {
     }
 
     private static func cpuRows(_ plan: Plan, watches: Int) -> [Row] {
-        let figures = ChildRuns.interleaved(name, repetitions: plan.repetitions, variants) {
+        let figures = Children.interleaved(name, repetitions: plan.repetitions, variants) {
             [$0.rawValue, String(watches), String(plan.glibCostIterations)]
         }.mapValues { $0.map { $0[0] } }
         let n = "CPU per GLib iteration (a 1 ms g_timeout_add), \(watches.grouped) idle descriptor watches, \(plan.glibCostIterations.grouped) iterations"
@@ -56,11 +49,10 @@ enum GLibIterationCost {
         for variant in [Variant.hosted, .attached] {
             let values = figures[variant]!
             let ratios = Summary(zip(values, reference).map { $0 / $1 })
-            var result = row("\(n), \(variant.runLabel)", unit: "µs", values)
-            result.goal = "≤ \(NumberFormat.value(bound(watches)))× GLib's own (\(NumberFormat.value(Summary(reference).median)) µs); "
-                + "ratio per repetition median \(NumberFormat.value(ratios.median))× (\(NumberFormat.value(ratios.min))–\(NumberFormat.value(ratios.max))×)"
-            result.goalMet = ratios.median <= bound(watches)
-            rows.append(result)
+            rows.append(row("\(n), \(variant.runLabel)", unit: "µs", values).withGoal(
+                "≤ \(NumberFormat.value(bound(watches)))× GLib's own (\(NumberFormat.value(Summary(reference).median)) µs); "
+                    + "ratio per repetition median \(NumberFormat.value(ratios.median))× (\(NumberFormat.value(ratios.min))–\(NumberFormat.value(ratios.max))×)",
+                met: ratios.median <= bound(watches)))
         }
         return rows
     }
@@ -77,27 +69,22 @@ enum GLibIterationCost {
         var counts: [Variant: Double] = [:]
         for (index, variant) in variants.enumerated() {
             let total = [iterations, 2 * iterations].map { counted in
-                callgrind.instructionsPerOperation(
-                    in: "measuredGLibRun", probe: "glib-iteration",
-                    [String(watches), String(counted), String(index), String(instructionPacing)], peer: .runLoopKit
-                ) * Double(counted + warmUp)
+                callgrind.count(in: "measuredGLibRun", probe: "glib-iteration",
+                                [String(watches), String(counted), String(index), String(instructionPacing)], peer: .runLoopKit)
+                    .perOperation * Double(counted + warmUp)
             }
             counts[variant] = (total[1] - total[0]) / Double(iterations)
         }
         let n = "user-space instructions per GLib iteration (callgrind, a \(instructionPacing) ms g_timeout_add; runs of \((2 * iterations).grouped) less \(iterations.grouped) iterations), \(watches.grouped) idle descriptor watches"
         var rows = [row("\(n), \(Variant.glib.runLabel)", unit: "instructions", [counts[.glib]!])]
         for variant in [Variant.hosted, .attached] {
-            var result = row("\(n), \(variant.runLabel)", unit: "instructions", [counts[variant]!])
-            // No goal: GLib's poll() of every descriptor runs in the kernel, which callgrind
-            // does not count; the CPU rows hold the goal.
             let ratio = counts[variant]! / counts[.glib]!
-            result.goal = "none (user space only; the CPU row holds the goal): \(NumberFormat.value(ratio))× GLib's own (\(NumberFormat.value(counts[.glib]!)))"
-            rows.append(result)
+            rows.append(row("\(n), \(variant.runLabel)", unit: "instructions", [counts[variant]!]).withGoal(
+                "none (user space only; the CPU row holds the goal): \(NumberFormat.value(ratio))× GLib's own (\(NumberFormat.value(counts[.glib]!)))",
+                met: nil))
         }
         return rows
     }
-
-    // MARK: Children
 
     /// A child: `[variant, watches, iterations]`; prints the main thread's CPU µs per iteration.
     static func child(_ arguments: [String]) {
@@ -108,48 +95,33 @@ enum GLibIterationCost {
         print(String(format: "%.3f", cpu))
     }
 
-    /// `iterations` counted GLib iterations (after ``warmUp``) on the main thread beside
-    /// `watches` idle watches, paced by a `g_timeout_add(milliseconds)`: the thread's CPU µs
-    /// per counted iteration, and every iteration the run made (the callgrind probe's operations).
+    /// `iterations` GLib iterations after ``warmUp`` beside `watches` idle watches, paced by a
+    /// `g_timeout_add(milliseconds)`: CPU µs per counted iteration, and all iterations made.
     static func run(_ variant: Variant, watches: Int, iterations: Int, milliseconds: UInt32 = 1) -> (cpuMicroseconds: Double, iterations: Int) {
         DescriptorSources.raiseDescriptorLimit(to: watches + 1_000)
-        var descriptors: [Int32] = []
-        var sourceIDs: [guint] = []
-        for _ in 0..<watches {
+        let watched = (0..<watches).map { _ in
             let fd = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
             precondition(fd >= 0, "loop-bench \(name): eventfd failed (errno \(errno))")
-            descriptors.append(fd)
-            sourceIDs.append(g_unix_fd_add(fd, G_IO_IN, { _, _, _ in 1 }, nil))
+            return (fd, g_unix_fd_add(fd, G_IO_IN, { _, _, _ in 1 }, nil))
         }
-        let mainLoop = g_main_loop_new(nil, 0)!
-        let total = warmUp + iterations
-        var ticks = 0
-        var started = 0.0
-        let tick = GLibBothWays.Callback {
-            ticks += 1
-            if ticks == warmUp { started = threadCPUSeconds() }
-            guard ticks < total else {
-                if variant == .hosted { EVRunLoop.main.stop() } else { g_main_loop_quit(mainLoop) }
-                return false
+        var (ticks, started, elapsed) = (0, 0.0, 0.0)
+        GLibBothWays.withMainLoop(variant) { quit in
+            let tick = GLibBothWays.Callback {
+                ticks += 1
+                if ticks == warmUp { started = threadCPUSeconds() }
+                guard ticks < warmUp + iterations else {
+                    elapsed = threadCPUSeconds() - started
+                    quit()
+                    return false
+                }
+                return true
             }
-            return true
+            g_timeout_add(milliseconds, GLibBothWays.Callback.sourceFunc, tick.retainedUserData)
         }
-        g_timeout_add(milliseconds, GLibBothWays.Callback.sourceFunc, tick.userData)
-        var host: EVGLibHost?
-        var attachment: EVGLibAttachment?
-        switch variant {
-        case .hosted: host = EVRunLoop.main.host(nil, in: [.default])
-        case .attached: attachment = EVRunLoop.main.attach(to: nil)
-        default: break
+        for (fd, id) in watched {
+            g_source_remove(id)
+            close(fd)
         }
-        measuredGLibRun(variant == .hosted ? nil : mainLoop)
-        let elapsed = threadCPUSeconds() - started
-        host?.unhost()
-        attachment?.detach()
-        for id in sourceIDs { g_source_remove(id) }
-        for fd in descriptors { close(fd) }
-        g_main_loop_unref(mainLoop)
-        withExtendedLifetime(tick) {}
         return (elapsed / Double(iterations) * 1e6, ticks)
     }
 
@@ -161,7 +133,7 @@ enum GLibIterationCost {
 }
 
 /// Runs GLib's `mainLoop` (`g_main_loop_run`), or `EVRunLoop.main` when nil, until stopped:
-/// the GLib iteration cost's counted run (`--toggle-collect='*measuredGLibRun*'`).
+/// every GLib child's run, counted in the iteration cost's (`--toggle-collect='*measuredGLibRun*'`).
 @inline(never)
 func measuredGLibRun(_ mainLoop: OpaquePointer?) {
     if let mainLoop {

@@ -3,22 +3,12 @@ import Foundation
 import RunLoopKit
 import Synchronization
 
-/// Workload 16 (issue 27): idle callouts. One idle source on a fresh loop whose handler
-/// counts to N, then removes itself and stops the run: RunLoopKit's `EVSource.idle` (the
-/// loop polls where it would wait, and fires the source when the poll found nothing),
-/// libev's `ev_idle` (`ev_run` polls with a zero timeout while an idle watcher is active and
-/// calls it when nothing else is pending). The process's CPU time per callout; the run is
-/// `measuredIdle` / `lb_measuredIdle` (callgrind: `loop-bench --probe idle N W`).
-///
-/// Two shapes: the loop watches nothing else, or it also watches one descriptor (a pipe
-/// nobody writes), as a program's loop usually does. libev polls the kernel on every pass
-/// either way; RunLoopKit's poll skips `epoll_wait` when it watches no descriptor and no
-/// wake is pending, so only the second shape compares the same work: there both make one
-/// zero-timeout `epoll_wait` per callout, and the goal, ≤ 1.5× libev, leaves RunLoopKit's
-/// idle pass half a libev callout for its own additions. RunLoopKit and libev in
-/// interleaved pairs of child processes (``Pairs``).
-enum IdleCallouts {
+/// Workload 16 (issue 27): one idle source counting to N callouts: process CPU per callout,
+/// alone or beside one watched descriptor. RunLoopKit skips `epoll_wait` when it watches no
+/// descriptor, libev never does, so only the second shape is the same work (the goal's).
+enum IdleCallouts: Workload {
     static let name = "idle"
+    static let summary = "one idle source counting to N callouts, then stopping the run (EVSource.idle, ev_idle), with nothing else in the loop and with an idle pipe watched; CPU time of the process per callout. Interleaved pairs of child processes."
 
     static let unavailable: [Peer: String] = [
         .foundation: "CFRunLoop has no idle source",
@@ -39,9 +29,8 @@ enum IdleCallouts {
         }
     }
 
-    /// A child of the pairs: `[peer key, callouts, 0 or 1 watched pipes]`; prints the
-    /// lowest CPU ns per callout of three runs after an untimed one (the lowest: a
-    /// neighbour's burst only ever adds).
+    /// A child of the pairs: `[peer key, callouts, 0 or 1 watched pipes]`; prints the lowest CPU
+    /// ns per callout of three runs after an untimed one (a neighbour's burst only ever adds).
     static func child(_ arguments: [String]) {
         let (peer, a) = Pairs.arguments(arguments, of: name, numbers: 2)
         let (callouts, watching) = (Int(a[0]), a[1] == 1)

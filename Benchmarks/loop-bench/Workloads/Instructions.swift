@@ -1,41 +1,31 @@
 import Foundation
 
-/// Workload 13: instructions per fire, per create + add and per invalidate, RunLoopKit and
-/// raw libev side by side, counted by valgrind's callgrind in loop-bench's own probes
-/// (``Callgrind``, ``Probe``): figures that do not move with the machine's load, unlike the
-/// wall and CPU times of the fire and schedule workloads they count. One run per figure.
-enum Instructions {
+/// Workload 13: instructions per fire, create + add and invalidate, RunLoopKit and libev,
+/// counted by callgrind in loop-bench's probes: figures the machine's load does not move.
+enum Instructions: Workload {
     static let name = "instructions"
+    static let summary = "instructions per fire (N repeating 1 ms timers), per create + add and per invalidate (random 1–2 s one-shots), RunLoopKit and raw libev, counted by valgrind's callgrind inside the measured functions of `loop-bench --probe` (skipped, with a note in the row, when valgrind is not installed)."
 
     /// One row: what is counted, the probe that does it, the measured function, the goal.
-    struct Count {
-        var metric: String
-        var mode: String
-        var arguments: [String]
-        var function: String
-        var goal: String
-        var bound: Double
-    }
+    typealias Count = (metric: String, mode: String, arguments: [String], function: String, goal: String, bound: Double)
 
     static func counts(_ plan: Plan) -> [Count] {
         let fires = plan.instructionFireTimers.map { count in
-            Count(metric: "instructions per fire, N = \(count.grouped) (1 ms timers, the loop behind them under valgrind)",
-                  mode: "fire-libev", arguments: [String(count), String(plan.instructionFireMilliseconds)],
-                  function: "measuredFire", goal: "≤ 1.5× libev", bound: 1.5)
+            (metric: "instructions per fire, N = \(count.grouped) (1 ms timers, the loop behind them under valgrind)",
+             mode: "fire-libev", arguments: [String(count), String(plan.instructionFireMilliseconds)],
+             function: "measuredFire", goal: "≤ 1.5× libev", bound: 1.5)
         }
         return fires + plan.instructionTimers.flatMap { count in
             [
-                Count(metric: "instructions per create + add, N = \(count.grouped)", mode: "schedule", arguments: [String(count)],
-                      function: "measuredAdd", goal: "≤ 6× libev", bound: 6),
-                Count(metric: "instructions per invalidate, N = \(count.grouped)", mode: "schedule", arguments: [String(count)],
-                      function: "measuredInvalidate", goal: "≤ 3× libev", bound: 3),
+                (metric: "instructions per create + add, N = \(count.grouped)", mode: "schedule", arguments: [String(count)],
+                 function: "measuredAdd", goal: "≤ 6× libev", bound: 6),
+                (metric: "instructions per invalidate, N = \(count.grouped)", mode: "schedule", arguments: [String(count)],
+                 function: "measuredInvalidate", goal: "≤ 3× libev", bound: 3),
             ]
         }
     }
 
-    static let others: [Peer: String] = Dictionary(uniqueKeysWithValues: Peer.allCases
-        .filter { $0 != .runLoopKit && $0 != .libev }
-        .map { ($0, "instructions are counted for RunLoopKit and raw libev only") })
+    static let others = Peer.allBut(.runLoopKit, .libev, reason: "instructions are counted for RunLoopKit and raw libev only")
 
     static func measure(_ plan: Plan) -> [Row] {
         var unavailable = ""
@@ -46,7 +36,7 @@ enum Instructions {
             var skipped: [Peer: String] = others
             for peer in [Peer.runLoopKit, .libev] where plan.peers.contains(peer) {
                 if let callgrind {
-                    values[peer] = [callgrind.instructionsPerOperation(in: count.function, probe: count.mode, count.arguments, peer: peer)]
+                    values[peer] = [callgrind.count(in: count.function, probe: count.mode, count.arguments, peer: peer).perOperation]
                 } else {
                     skipped[peer] = unavailable
                 }

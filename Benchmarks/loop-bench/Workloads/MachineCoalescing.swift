@@ -1,29 +1,14 @@
-import CLibevBench
-import Dispatch
 import Foundation
 import RunLoopKit
-import Synchronization
 
-/// Workload 11 (issue 15): P processes at once (1, 4, 8), each with 1,000 repeating timers of
-/// 0.2 s and 0.1 s tolerance at random phases, each recording its wake instants.
-///
-/// Every process is a child of this binary (``Children``); all start together, then each
-/// waits a random part of an interval, as independently started programs would. Reported
-/// over the window [start + 1 s, start + S − 0.5 s]: one process's wakes/s (mean over the
-/// processes); the machine's distinct wake instants per second, as 1 ms buckets of the
-/// instants the kernel woke the processes (the deadline that ended each wait: RunLoopKit's
-/// `wakeDeadline`) and of the instants each process got to run (a CPU that runs one
-/// process's batch right after another's, with 8 processes queued on 2 cores, lands one
-/// shared wake in several 1 ms buckets), and the latter merged into 5 ms clusters; fires
-/// before their date; the worst lateness past the tolerance.
-///
-/// - RunLoopKit: `loop.timerCoalescing = .sharedGrid` (one row set) and `.perLoop` (rows
-///   marked so); wakes from an `afterWaiting` observer, with the loop's `wakeDeadline`.
-/// - libev: `ev_set_timeout_collect_interval(loop, 0.1)`; wakes from an `ev_check` watcher.
-/// - Dispatch: timer sources with a 0.1 s leeway on one serial queue; a wake is a handler
-///   batch (handlers more than 200 µs after the previous one).
-enum MachineCoalescing {
+/// Workload 11 (issue 15): P processes at once, each with 1,000 timers of 0.2 s and 0.1 s
+/// tolerance at random phases, each recording its wakes; the figures are over the window
+/// [start + 1 s, start + S − 0.5 s]. The machine's instants are counted both as the deadlines
+/// that ended the waits and as when each process ran: 8 processes queued on 2 cores land one
+/// shared wake in several 1 ms buckets.
+enum MachineCoalescing: Workload {
     static let name = "machine"
+    static let summary = "P processes (1, 4, 8) at once, each with 1,000 timers of 0.2 s and 0.1 s tolerance at random phases (RunLoopKit .sharedGrid and .perLoop, libev's collect interval, Dispatch's leeway); one process's wakes/s, the machine's distinct wake instants/s (1 ms buckets) and 5 ms clusters/s, early fires, lateness past the tolerance; three interleaved runs of 8 s per figure (median and spread)."
     static let timers = 1_000
     static let interval = 0.2
     static let tolerance = 0.1
@@ -147,8 +132,7 @@ enum MachineCoalescing {
         let start = Clock.monotonic() + Int64(launch * 1e9)
         let window = Record.window(start: start, seconds: seconds)
         let outputs = Children.run(name, count: processes) { index in
-            [mode.rawValue, String(start), String(seconds), String(timers), String(interval), String(tolerance),
-             String(UInt64(start) &+ UInt64(index))]
+            [mode.rawValue, String(start), String(seconds), String(UInt64(start) &+ UInt64(index))]
         }
         let span = Double(window.upperBound - window.lowerBound) / 1e9
         var (all, deadlines, deadlinesReported) = ([Int64](), [Int64](), false)
@@ -185,27 +169,22 @@ enum MachineCoalescing {
                        early: early, beyondToleranceMaxMs: Double(beyond) / 1e6)
     }
 
-    // MARK: The child
-
-    /// A child's entry point: `[mode, startNs, seconds, timers, interval, tolerance, seed]`.
-    /// Prints `wake <ns> <deadline ns, or ->` per wake in the window, then `fires <early>
-    /// <max lateness past the tolerance, ns>` over the fires in the window.
+    /// A child: `[mode, startNs, seconds, seed]`; prints `wake <ns>
+    /// <deadline ns or ->` per wake in the window, then `fires <early> <max ns past tolerance>`.
     static func child(_ arguments: [String]) {
-        guard arguments.count == 7, let mode = Mode(rawValue: arguments[0]), let start = Int64(arguments[1]),
-              let seconds = Double(arguments[2]), let count = Int(arguments[3]), let interval = Double(arguments[4]),
-              let tolerance = Double(arguments[5]), let seed = UInt64(arguments[6])
-        else {
-            fatalError("loop-bench machine child: expected mode, start, seconds, timers, interval, tolerance, seed; got \(arguments)")
+        guard arguments.count == 4, let mode = Mode(rawValue: arguments[0]), let start = Int64(arguments[1]),
+              let seconds = Double(arguments[2]), let seed = UInt64(arguments[3]) else {
+            fatalError("loop-bench machine child: expected mode, start, seconds, seed; got \(arguments)")
         }
         var random = SeededRandom(seed: seed)
-        let phases = (0..<count).map { _ in Double.random(in: 0..<interval, using: &random) }
+        let phases = (0..<timers).map { _ in Double.random(in: 0..<interval, using: &random) }
         while Clock.monotonic() < start { usleep(1_000) }
         usleep(UInt32(Double.random(in: 0..<interval, using: &random) * 1e6))
         let end = start + Int64(seconds * 1e9)
         let record: Record = switch mode {
-        case .sharedGrid, .perLoop: runLoop(mode, phases: phases, interval: interval, tolerance: tolerance, end: end)
-        case .libev: runLibev(phases: phases, interval: interval, tolerance: tolerance, end: end)
-        case .dispatch: runDispatch(phases: phases, interval: interval, tolerance: tolerance, end: end)
+        case .sharedGrid, .perLoop: runLoop(mode, phases: phases, end: end)
+        case .libev: runLibev(phases: phases, end: end)
+        case .dispatch: runDispatch(phases: phases, end: end)
         }
         let window = Record.window(start: start, seconds: seconds)
         var text = ""
@@ -232,7 +211,7 @@ enum MachineCoalescing {
 
     /// RunLoopKit on this (the main) thread; the callouts touch the record only here, so it
     /// is a plain local whose callouts go through `EVRunLoop.isolated`.
-    private static func runLoop(_ mode: Mode, phases: [Double], interval: Double, tolerance: Double, end: Int64) -> Record {
+    private static func runLoop(_ mode: Mode, phases: [Double], end: Int64) -> Record {
         let loop = EVRunLoop.current
         loop.timerCoalescing = mode == .sharedGrid ? .sharedGrid : .perLoop
         final class Box { var record = Record() }
@@ -260,62 +239,40 @@ enum MachineCoalescing {
         return box.record
     }
 
-    /// Raw libev with the collect interval, in C.
-    private static func runLibev(phases: [Double], interval: Double, tolerance: Double, end: Int64) -> Record {
-        let capacity = Int((Double(end - Clock.monotonic()) / 1e9 / interval + 2) * Double(phases.count))
-        let log = FireLog(capacity: capacity)
-        var wakes = [Int64](repeating: 0, count: 100_000)
-        var wakeCount: Int64 = 0
-        var lateness = [Int64](repeating: 0, count: max(capacity, 1))
-        let status = log.withCLog { fireLog in
-            wakes.withUnsafeMutableBufferPointer { wakeBuffer in
-                lateness.withUnsafeMutableBufferPointer { latenessBuffer in
-                    lb_collect_wakes(Int32(phases.count), interval, phases, tolerance, end,
-                                     wakeBuffer.baseAddress, Int64(wakeBuffer.count), &wakeCount,
-                                     fireLog, latenessBuffer.baseAddress)
-                }
-            }
-        }
-        if status != 0 { fatalError("loop-bench machine child: lb_collect_wakes could not create a loop") }
-        var record = Record(wakes: wakes[0..<Int(wakeCount)].map { ($0, nil) })
-        for (index, at) in log.values.enumerated() {
-            record.fires.append((scheduled: at - lateness[index], at: at))
+    /// Raw libev with the collect interval (``TimerRun/libev(log:wakes:)``).
+    private static func runLibev(phases: [Double], end: Int64) -> Record {
+        let (run, fires) = timerRun(phases: phases, end: end)
+        let wakes = FireLog(capacity: 100_000)
+        let outcome = run.libev(log: fires, wakes: wakes)
+        return Record(wakes: wakes.values.map { ($0, nil) }, fires: datesServed(fires, firstFire: outcome.firstFire))
+    }
+
+    /// Dispatch timer sources on one serial queue (``TimerRun/dispatch(log:)``); a wake is a
+    /// batch of handlers less than 200 µs apart.
+    private static func runDispatch(phases: [Double], end: Int64) -> Record {
+        let (run, fires) = timerRun(phases: phases, end: end)
+        var record = Record(fires: datesServed(fires, firstFire: run.dispatch(log: fires).firstFire))
+        for fire in record.fires {
+            if record.wakes.last.map({ fire.at - $0.at > 200_000 }) ?? true { record.wakes.append((fire.at, nil)) }
         }
         return record
     }
 
-    /// Dispatch timer sources on one serial queue; the record is shared between that queue
-    /// and this thread, so it lives in a `Mutex`.
-    private static func runDispatch(phases: [Double], interval: Double, tolerance: Double, end: Int64) -> Record {
-        let queue = DispatchQueue(label: "loop-bench.machine")
-        let record = Mutex(Record())
+    /// The child's timers from now to `end`, and a log with room for their fires.
+    private static func timerRun(phases: [Double], end: Int64) -> (TimerRun, FireLog) {
+        let run = TimerRun(interval: interval, firstAfter: phases, tolerance: tolerance, seconds: Double(end - Clock.monotonic()) / 1e9)
+        return (run, FireLog(capacity: Int((run.seconds / interval + 2) * Double(phases.count))))
+    }
+
+    /// Each logged fire with the date it served, as CF counts a late repeating timer's: the
+    /// last of its dates (first fire + k × interval) at or before the fire.
+    private static func datesServed(_ log: FireLog, firstFire: [Int64]) -> [(scheduled: Int64, at: Int64)] {
+        var next = firstFire
         let step = Int64(interval * 1e9)
-        // DispatchTime reads CLOCK_MONOTONIC on Linux, as `Clock.monotonic()` does.
-        let base = Clock.monotonic()
-        let sources = phases.map { phase -> DispatchSourceTimer in
-            let source = DispatchSource.makeTimerSource(queue: queue)
-            let first = base + Int64(phase * 1e9)
-            let scheduled = Mutex(first)
-            source.schedule(deadline: DispatchTime(uptimeNanoseconds: UInt64(first)),
-                            repeating: .nanoseconds(Int(step)), leeway: .nanoseconds(Int(tolerance * 1e9)))
-            source.setEventHandler {
-                let now = Clock.monotonic()
-                // Like CF, a late repeating source fires once for the dates it missed.
-                let date = scheduled.withLock { date in
-                    while date + step <= now { date += step }
-                    defer { date += step }
-                    return date
-                }
-                record.withLock { record in
-                    if record.wakes.last.map({ now - $0.at > 200_000 }) ?? true { record.wakes.append((now, nil)) }
-                    record.fires.append((date, now))
-                }
-            }
-            source.resume()
-            return source
+        return log.entries.map { id, at in
+            while next[id] + step <= at { next[id] += step }
+            defer { next[id] += step }
+            return (next[id], at)
         }
-        usleep(UInt32(max(0, end - Clock.monotonic()) / 1_000))
-        queue.sync { for source in sources { source.cancel() } }
-        return record.withLock { $0 }
     }
 }

@@ -5,21 +5,16 @@ import Foundation
 import NIOCore
 import RunLoopKit
 
-/// Workload 7: memory per timer — the growth of resident memory, and of bytes in use by
-/// malloc, when 100k one-shot timers (an hour away, empty callouts, no other reference
-/// kept) are added to a loop; and 1M for RunLoopKit and libev only (``PairsOnly``).
-///
-/// Each measurement runs in a child process (``Children``), so memory freed by earlier
-/// workloads cannot hide the growth. Dispatch: timer sources on one queue (kept in an
-/// array, 8 bytes each); NIO: `scheduleTask(in:)` on its loop; Task.sleep and
-/// AsyncTimerSequence: a task each, asleep (the task is the timer's cost there).
-enum MemoryPerTimer {
+/// Workload 7: resident and malloc growth per timer when 100k (and, RunLoopKit and libev only,
+/// 1M) timers an hour away are added, each in a child process so that memory freed by earlier
+/// workloads cannot hide the growth. Task.sleep and AsyncTimerSequence: a sleeping task each.
+enum MemoryPerTimer: Workload {
     static let name = "memory"
+    static let summary = "100k timers (and 1M: RunLoopKit and libev only) added in a child process (Dispatch timer sources, NIO scheduled tasks, a sleeping task each for Task.sleep and AsyncTimerSequence); resident and malloc growth per timer."
 
     static func measure(_ plan: Plan) -> [Row] {
         plan.memoryCounts.flatMap { count in
-            // RunLoopKit and libev in interleaved pairs, the rest as many times as the plan
-            // says: every measurement is a child process (`--child memory <peer> <count>`).
+            // Every measurement is a child process (`--child memory <peer> <count>`).
             let pairs = Pairs.run(name, plan: plan, arguments: [String(count)])
             let figures = plan.repeated(Pairs.others(plan.peers, count: count), figures: 2) { peer in
                 Children.figures(name, [peer.key, String(count)])
@@ -106,9 +101,8 @@ enum MemoryPerTimer {
     // Written once, by the child's main thread, only to keep the timers alive until it exits.
     nonisolated(unsafe) private static var dispatchTimers: [any DispatchSourceTimer] = []
 
-    /// Starts `count` tasks asleep for an hour (on `Task.sleep` or an `AsyncTimerSequence`)
-    /// and returns once every one of them is about to sleep, plus 0.3 s for the last ones
-    /// to get there.
+    /// Starts `count` tasks asleep for an hour (`Task.sleep` or an `AsyncTimerSequence`);
+    /// returns 0.3 s after every one of them is about to sleep.
     private static func startSleepers(_ peer: Peer, count: Int) {
         let started = AtomicCounter()
         for _ in 0..<count {

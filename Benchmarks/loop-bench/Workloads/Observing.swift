@@ -1,20 +1,15 @@
-import CLibevBench
 import Foundation
 
-/// The cost of watching a loop (issue 28): CPU per fire of N repeating 1 ms timers (the fire
-/// workload) with the loop recording nothing, its metrics (``EVRunLoop/recordsMetrics``), a
-/// trace (``EVRunLoop/trace``) or stall reports (``EVRunLoop/reportStalls(over:_:)``, a
-/// threshold no callout reaches), RunLoopKit only. The four run as interleaved quadruples of
-/// fresh child processes, each bound to one CPU (as ``Pairs`` does), and each ratio row is
-/// the median of their ratios; callgrind counts the instructions per fire of each, which
-/// the machine's load does not move. The stall watchdog also has its wakes of the loop
-/// counted (the loop's own statistics, which the watchdog's thread does not enter).
-enum Observing {
+/// The cost of watching a loop (issue 28): CPU per fire of the fire workload with RunLoopKit
+/// recording nothing, metrics, a trace or stall reports, in interleaved quadruples of pinned
+/// processes (ratio rows: the median of their ratios), and callgrind's instructions per fire.
+enum Observing: Workload {
     static let name = "observing"
+    static let summary = "the fire workload at N = 1,000 with RunLoopKit's loop recording nothing, its metrics, or a trace (issue 28): CPU per fire in interleaved triples of child processes, their ratios, and callgrind's instructions per fire."
     static let count = 1_000
     static let kinds: [TimerRun.Observing] = [.nothing, .metrics, .trace, .stallWatch]
 
-    static let others = ChildRuns.runLoopKitOnly("metrics, traces and stall reports are RunLoopKit's own")
+    static let others = Peer.allBut(.runLoopKit, reason: "metrics, traces and stall reports are RunLoopKit's own")
 
     static func label(_ kind: TimerRun.Observing) -> String {
         switch kind {
@@ -25,9 +20,8 @@ enum Observing {
         }
     }
 
-    /// Each kind's ratio to no recording: its name in the metric, and its goal (and bound).
-    /// The watchdog publishes through atomics and never signals the loop: with one 100 ms
-    /// timer, the loop wakes 10 times a second with it as without.
+    /// Each kind's ratio to no recording: its name in the metric, and its goal (and bound). The
+    /// stall watchdog publishes through atomics and never wakes the loop.
     static let ratios: [(kind: TimerRun.Observing, name: String, goal: String?, bound: Double?)] = [
         (.metrics, "metrics on ÷ off", "≤ 1.15× off", 1.15),
         (.trace, "a trace set ÷ none", "≤ 2× none", 2),
@@ -36,17 +30,10 @@ enum Observing {
 
     static func measure(_ plan: Plan) -> [Row] {
         guard plan.peers.contains(.runLoopKit) else { return [] }
-        var cpu: [TimerRun.Observing: [Double]] = [:]
-        var wakes: [TimerRun.Observing: [Double]] = [:]
-        for group in 0..<plan.pairs {
-            if plan.pinsPairs { _ = lb_pin_to_cpu(Int32(group)) }
-            defer { if plan.pinsPairs { lb_unpin() } }
-            for kind in kinds {
-                let figures = ChildRuns.figures(name, [String(kind.rawValue), String(count), String(plan.throughputSeconds)], expected: 2)
-                cpu[kind, default: []].append(figures[0])
-                wakes[kind, default: []].append(figures[1])
-            }
+        let figures = Children.interleaved(name, repetitions: plan.pairs, pinned: plan.pinsPairs, kinds) {
+            [String($0.rawValue), String(count), String(plan.throughputSeconds)]
         }
+        let (cpu, wakes) = (figures.mapValues { $0.map { $0[0] } }, figures.mapValues { $0.map { $0[1] } })
         var rows = kinds.map { kind in
             Row.make(name, "CPU per fire, N = \(count.grouped), \(label(kind))", unit: "ns",
                      values: [.runLoopKit: cpu[kind]!], unavailable: others)
@@ -66,9 +53,9 @@ enum Observing {
     }
 
     static func ratioRow(_ metric: String, _ ratios: [Double], goal: String?, bound: Double?) -> Row {
-        var row = Row.make(name, metric, unit: "×", goal: goal, values: [.runLoopKit: ratios], unavailable: others)
-        if let bound { row.goalMet = row.cells[.runLoopKit]?.summary.map { $0.median <= bound } }
-        return row
+        let row = Row.make(name, metric, unit: "×", values: [.runLoopKit: ratios], unavailable: others)
+        guard let goal, let bound else { return row }
+        return row.withGoal(goal) { $0.median <= bound }
     }
 
     /// Instructions per fire of each kind, and the ratios, from callgrind (``Instructions``).
@@ -80,9 +67,9 @@ enum Observing {
         }
         var counts: [TimerRun.Observing: Double] = [:]
         for kind in kinds {
-            counts[kind] = callgrind.instructionsPerOperation(
-                in: "measuredFire", probe: "fire-observed",
-                [String(timers), String(plan.instructionFireMilliseconds), String(kind.rawValue)], peer: .runLoopKit)
+            counts[kind] = callgrind.count(in: "measuredFire", probe: "fire-observed",
+                                           [String(timers), String(plan.instructionFireMilliseconds), String(kind.rawValue)],
+                                           peer: .runLoopKit).perOperation
         }
         return kinds.map { kind in
             Row.make(name, "instructions per fire, N = \(timers.grouped), \(label(kind)) (under valgrind)",
@@ -93,11 +80,9 @@ enum Observing {
         }
     }
 
-    /// A child: `[kind, timer count, seconds]`; after an untimed run (at most 0.2 s) that
-    /// warms the process, three timed runs of a third of `seconds` each; prints the lowest
-    /// CPU per fire (as the fire workload's children), then, for no recording and stall
-    /// reports, the loop's wakes per second with one 100 ms repeating timer for `seconds`
-    /// (at least 0.5 s): 10 a second unless something else wakes the loop (0 for the others).
+    /// A child: `[kind, timer count, seconds]`; prints the lowest CPU per fire as the fire
+    /// workload's children do, then (no recording and stall reports only, else 0) the loop's
+    /// wakes per second with one 100 ms repeating timer for `seconds` (at least 0.5 s).
     static func child(_ arguments: [String]) {
         guard arguments.count == 3, let raw = Int(arguments[0]), let kind = TimerRun.Observing(rawValue: raw),
               let count = Int(arguments[1]), let seconds = Double(arguments[2]) else {

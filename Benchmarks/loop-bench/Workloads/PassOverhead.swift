@@ -3,19 +3,12 @@ import CoreFoundation
 import Foundation
 import RunLoopKit
 
-/// Workload 6: the cost of an idle pass with one observer per activity, in two shapes.
-///
-/// - poll: a run with a zero timeout, over and over (`run(mode:for: .zero)`,
-///   `CFRunLoopRunInMode(mode, 0, false)`, `ev_run(EVRUN_NOWAIT)`): entry, beforeTimers,
-///   beforeSources, a non-blocking backend poll, exit.
-/// - wake: one long run whose `beforeWaiting` observer wakes the loop itself, so every pass
-///   goes to sleep and returns at once: beforeTimers, beforeSources, beforeWaiting, the
-///   wake, afterWaiting.
-///
-/// libev has no entry/exit/beforeTimers/beforeSources points: its pass has one `ev_prepare`
-/// (before the poll) and one `ev_check` (after it).
-enum PassOverhead {
+/// Workload 6: an idle pass with one observer per activity: `poll` (zero-timeout runs) and
+/// `wake` (a `beforeWaiting` observer wakes the loop itself, so every pass sleeps and returns
+/// at once). libev's pass has only `ev_prepare` and `ev_check`.
+enum PassOverhead: Workload {
     static let name = "pass"
+    static let summary = "idle passes with one observer per activity (CF observers for Foundation; libev: ev_prepare + ev_check); ns per pass."
 
     enum Shape: Int, CaseIterable, Sendable {
         case poll, wake
@@ -30,7 +23,6 @@ enum PassOverhead {
 
     static func measure(_ plan: Plan) -> [Row] {
         Shape.allCases.map { shape in
-            // RunLoopKit and libev in interleaved pairs of fresh processes, Foundation here.
             let pairs = Pairs.run(name, plan: plan, arguments: [String(shape.rawValue), String(plan.passes)])
             let perPass = plan.repeated(Pairs.others(plan.peers).filter { unavailable[$0] == nil }, figures: 1) {
                 [measureOnce(shape, on: $0, passes: plan.passes)]
@@ -62,10 +54,8 @@ enum PassOverhead {
         .entry, .beforeTimers, .beforeSources, .beforeWaiting, .afterWaiting, .exit,
     ]
 
-    /// Total wall ns for `passes` passes. Checks that the peer made the callouts a pass of
-    /// this shape makes: poll = entry, beforeTimers, beforeSources, exit per run; wake =
-    /// beforeTimers, beforeSources, beforeWaiting, afterWaiting per pass, plus one entry and
-    /// one exit.
+    /// Total wall ns for `passes` passes; checks that the peer made four observer callouts
+    /// per pass (wake: plus one entry and one exit).
     private static func run(_ shape: Shape, on peer: Peer, passes: Int) -> Int64 {
         var (callouts, passesDone) = (0, 0)
         /// Every peer's observer: in the wake shape it wakes the loop before it waits, and

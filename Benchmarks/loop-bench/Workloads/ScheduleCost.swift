@@ -4,13 +4,11 @@ import Foundation
 import NIOCore
 import RunLoopKit
 
-/// Workload 2: create and add N one-shot timers (random fire times 1–2 s away, never
-/// reached), then invalidate them all in random order. Wall ns per timer for each half,
-/// from the second of two rounds on the same thread (the first warms up malloc).
-/// Dispatch: `makeTimerSource` + `schedule` + `activate`, then `cancel`; NIO:
-/// `scheduleTask(in:)` then `cancel()`, both on the event loop's thread.
-enum ScheduleCost {
+/// Workload 2: create + add N one-shot timers 1–2 s away, then invalidate them in random order:
+/// wall ns per timer for each half, from the second of two rounds (the first warms malloc).
+enum ScheduleCost: Workload {
     static let name = "schedule"
+    static let summary = "create + add N one-shot timers (random 1–2 s; above 100k: RunLoopKit and libev only), then invalidate all in random order; wall ns per timer (second of two rounds on one thread)."
 
     /// The same random timers for every peer.
     struct Input: Sendable {
@@ -30,7 +28,6 @@ enum ScheduleCost {
     static func measure(_ plan: Plan) -> [Row] {
         plan.scheduleCounts.flatMap { count in
             let input = Input(count: count)
-            // RunLoopKit and libev in interleaved pairs of fresh processes, the rest here.
             var pairPlan = plan
             pairPlan.pairs = plan.schedulePairs
             let pairs = Pairs.run(name, plan: pairPlan, arguments: [String(count)])
@@ -48,56 +45,38 @@ enum ScheduleCost {
 
     /// ns per create + add and per invalidate, from the second of two rounds.
     static func measureOnce(_ input: Input, on peer: Peer) -> [Double] {
-        // An untimed round first, on the same thread and loop: the timed round then finds
-        // malloc's arena grown and measures the loop, not page faults.
         let (add, stop) = peer == .nio
-            ? NIOLoop.onLoop { twoRounds(input, on: peer) }
-            : onFreshThread { twoRounds(input, on: peer) }
+            ? NIOLoop.onLoop { rounds(input, on: peer, timed: 1)[0] }
+            : onFreshThread { rounds(input, on: peer, timed: 1)[0] }
         let count = Double(input.after.count)
         return [Double(add) / count, Double(stop) / count]
     }
 
-    /// An untimed round, then a timed one, in one room.
-    static func twoRounds(_ input: Input, on peer: Peer) -> (Int64, Int64) {
-        withRoom(input) { room in
-            _ = run(input, on: peer, in: room, warmUp: true)
-            return run(input, on: peer, in: room)
-        }
-    }
-
-    /// Calls `body` with room for `input`'s RunLoopKit timers, kept across its rounds as a
-    /// program keeps its own storage: the timed round then mallocs its timers from what
-    /// the last round freed. Room freed between rounds would not be like that: freeing a
-    /// chunk of 64 KB or more makes glibc merge its fast bins, and every timer of the next
-    /// round is then carved from the merged chunk on malloc's slow path.
-    static func withRoom<Result>(_ input: Input, _ body: (UnsafeMutablePointer<EVTimer>) -> Result) -> Result {
+    /// An untimed round, then `timed` rounds on the same thread and loop, which find malloc's
+    /// arena grown and measure the loop, not page faults. RunLoopKit's timers go into one room,
+    /// kept across the rounds as a program keeps its storage: freeing 64 KB or more between
+    /// rounds would make glibc merge its fast bins, and put every timer of the next round on
+    /// malloc's slow path.
+    static func rounds(_ input: Input, on peer: Peer, timed: Int) -> [(Int64, Int64)] {
         let room = UnsafeMutablePointer<EVTimer>.allocate(capacity: input.after.count)
         defer { room.deallocate() }
-        return body(room)
+        _ = run(input, on: peer, in: room, warmUp: true)
+        return (0..<timed).map { _ in run(input, on: peer, in: room) }
     }
 
-    /// A child of the pairs: `[peer key, timer count]`; prints the lowest ns per create + add
-    /// and per invalidate of three timed rounds after an untimed one, all on one fresh
-    /// thread (the lowest: a neighbour's burst on the shared machine only ever adds). malloc
-    /// keeps what the untimed round freed, as a long-running process's would have it.
+    /// A child of the pairs: `[peer key, timer count]`; the lowest ns per create + add and per
+    /// invalidate of three rounds after an untimed one, malloc keeping what was freed.
     static func child(_ arguments: [String]) {
         let (peer, a) = Pairs.arguments(arguments, of: name, numbers: 1)
         let count = Int(a[0])
         lb_keep_freed_memory()
         let input = Input(count: count)
-        let rounds = onFreshThread {
-            withRoom(input) { room in
-                _ = run(input, on: peer, in: room, warmUp: true)
-                return (0..<3).map { _ in run(input, on: peer, in: room) }
-            }
-        }
-        Pairs.report([Double(rounds.map(\.0).min()!) / Double(count), Double(rounds.map(\.1).min()!) / Double(count)])
+        let timed = onFreshThread { rounds(input, on: peer, timed: 3) }
+        Pairs.report([Double(timed.map(\.0).min()!) / Double(count), Double(timed.map(\.1).min()!) / Double(count)])
     }
 
-    /// Total ns for adding all timers, and for invalidating them all. RunLoopKit and libev
-    /// run the timed parts through their `measured` functions (callgrind's instruction
-    /// rows), or with `warmUp` outside them (uncounted). RunLoopKit's timers go into `room`
-    /// (``withRoom(_:_:)``) and leave it, released, before the return.
+    /// Total ns for adding all timers, and for invalidating them all, through the `measured`
+    /// functions unless `warmUp`. RunLoopKit's timers go into `room` and leave it released.
     static func run(_ input: Input, on peer: Peer, in room: UnsafeMutablePointer<EVTimer>, warmUp: Bool = false) -> (Int64, Int64) {
         let count = input.after.count
         switch peer {
@@ -117,50 +96,41 @@ enum ScheduleCost {
             return (add, stop)
         case .foundation:
             let runLoop = RunLoop.current
-            var timers: [Timer] = []
-            timers.reserveCapacity(count)
-            let t0 = Clock.monotonic()
             // Not `Timer(timeInterval:repeats:block:)`: on Linux it fires at once (its fire
             // date is `Date()`, not now + interval), so it would not schedule what we ask.
-            for after in input.after {
+            return timed(input) { after in
                 let timer = Timer(fire: Date(timeIntervalSinceNow: after), interval: 0, repeats: false) { _ in }
                 runLoop.add(timer, forMode: .default)
-                timers.append(timer)
-            }
-            let t1 = Clock.monotonic()
-            for index in input.stopOrder { timers[Int(index)].invalidate() }
-            return (t1 - t0, Clock.monotonic() - t1)
+                return timer
+            } cancel: { $0.invalidate() }
         case .dispatch:
             let queue = DispatchQueue(label: "loop-bench.schedule")
-            var timers: [any DispatchSourceTimer] = []
-            timers.reserveCapacity(count)
-            let t0 = Clock.monotonic()
-            for after in input.after {
+            defer { queue.sync {} }
+            return timed(input) { after in
                 let timer = DispatchSource.makeTimerSource(queue: queue)
                 timer.schedule(deadline: .now() + after)
                 timer.setEventHandler {}
                 timer.activate()
-                timers.append(timer)
-            }
-            let t1 = Clock.monotonic()
-            for index in input.stopOrder { timers[Int(index)].cancel() }
-            let t2 = Clock.monotonic()
-            queue.sync {}
-            return (t1 - t0, t2 - t1)
+                return timer
+            } cancel: { $0.cancel() }
         case .nio:
             // On the event loop's thread (`NIOLoop.onLoop`): off it, every call is a hop.
             let loop = NIOLoop.loop
-            var tasks: [Scheduled<Void>] = []
-            tasks.reserveCapacity(count)
-            let t0 = Clock.monotonic()
-            for after in input.after {
-                tasks.append(loop.scheduleTask(in: .nanoseconds(Int64(after * 1e9))) {})
-            }
-            let t1 = Clock.monotonic()
-            for index in input.stopOrder { tasks[Int(index)].cancel() }
-            return (t1 - t0, Clock.monotonic() - t1)
+            return timed(input) { loop.scheduleTask(in: .nanoseconds(Int64($0 * 1e9))) {} } cancel: { $0.cancel() }
         case .taskSleep, .timerSequence:
             fatalError("loop-bench schedule: \(peer.rawValue) has no synchronous add")
         }
+    }
+
+    /// Wall ns for `add` of every timer of `input` into an array, and for `cancel` of each in
+    /// the random order: the peers whose timers are objects of their own.
+    private static func timed<Handle>(_ input: Input, add: (Double) -> Handle, cancel: (Handle) -> Void) -> (Int64, Int64) {
+        var handles: [Handle] = []
+        handles.reserveCapacity(input.after.count)
+        let t0 = Clock.monotonic()
+        for after in input.after { handles.append(add(after)) }
+        let t1 = Clock.monotonic()
+        for index in input.stopOrder { cancel(handles[Int(index)]) }
+        return (t1 - t0, Clock.monotonic() - t1)
     }
 }
