@@ -14,7 +14,7 @@ import Testing
 /// `GLibForkTests` in RunLoopKitGLibTests.)
 @Suite("Real time: fork from each state with each kind of source", .timeLimit(.minutes(10)))
 struct ForkMatrixTests {
-    @Test("fork() from a state, with a kind of source", arguments: ForkScenario.cases)
+    @Test("fork() from a state, with a kind of source", arguments: ForkScenario.State.allCases, ForkScenario.Kind.allCases)
     func forkFrom(_ state: ForkScenario.State, with kind: ForkScenario.Kind) async {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [state, kind] in
             ForkScenario(state: state, kind: kind).run()
@@ -49,17 +49,6 @@ struct ForkScenario {
 
     let state: State
     let kind: Kind
-
-    /// Every state with every kind; under ThreadSanitizer, all but an idle source in a loop on
-    /// another thread. That loop never sleeps (the idle source runs every pass), so the fork
-    /// comes while its thread runs Swift code, and under ThreadSanitizer the runtime's
-    /// `swift_once` takes a lock on every lookup: the child can get that lock copied held and
-    /// never go on (scripts/sanitizers says why, for the tests it skips).
-    static var cases: [(State, Kind)] {
-        State.allCases.flatMap { state in Kind.allCases.map { (state, $0) } }.filter { state, kind in
-            !(Sanitizer.threadIsActive && state == .asleepOnAnotherThread && kind == .idle)
-        }
-    }
 
     /// What each process saw after the fork.
     final class Progress: Sendable {
