@@ -116,7 +116,11 @@ enum ChildExits: Workload {
         let stamp = Stamp()
         return (0..<count).map { _ in
             let start = lb_monotonic_ns()
-            let pid = spawnTrue()
+            var pid: pid_t = 0
+            let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
+            let status = posix_spawn(&pid, "/bin/true", nil, nil, argv, environ)
+            free(argv[0])
+            precondition(status == 0, "loop-bench children: posix_spawn failed (\(status))")
             let source = try! EVSource(childProcess: pid) { source in
                 stamp.nanos.store(lb_monotonic_ns(), ordering: .relaxed)
                 precondition(source.childExit == .exited(0), "loop-bench children: /bin/true ended \(String(describing: source.childExit))")
@@ -162,16 +166,6 @@ enum ChildExits: Workload {
             }
             return latencies
         }
-    }
-
-    /// Starts `/bin/true` with `posix_spawn`.
-    private static func spawnTrue() -> pid_t {
-        var pid: pid_t = 0
-        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
-        defer { free(argv[0]) }
-        let status = posix_spawn(&pid, "/bin/true", nil, nil, argv, environ)
-        precondition(status == 0, "loop-bench children: posix_spawn failed (\(status))")
-        return pid
     }
 
     /// Reaps every child left (each a zombie the peer did not reap) and counts them; waits
