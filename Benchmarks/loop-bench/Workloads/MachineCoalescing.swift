@@ -101,9 +101,7 @@ enum MachineCoalescing: Workload {
             if clusters.cells[.dispatch]?.summary != nil {
                 clusters.cells[.dispatch] = .unavailable(reason: "its wakes are ~1 ms apart: 5 ms merging chains them into a few clusters (see the 1 ms row)")
             }
-            var perLoop = unavailable
-            perLoop[.libev] = "see the .sharedGrid row"
-            perLoop[.dispatch] = "see the .sharedGrid row"
+            let perLoop = unavailable.merging([.libev: "see the .sharedGrid row", .dispatch: "see the .sharedGrid row"]) { $1 }
             return [
                 row("wakes/s of one process (mean over processes)", "wakes/s") { $0.wakesPerProcess }
                     .withGoal("≤ 11 wakes/s") { $0.max <= 11 },
