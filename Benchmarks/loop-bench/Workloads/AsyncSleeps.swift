@@ -133,9 +133,8 @@ enum AsyncSleeps: Workload {
         let wakeupsBefore = loop.map { $0.statisticsFromAnyThread().wakeups } ?? 0
         let window = ProcessWindow()
         sleepThread(seconds)
-        let (cpu, wall, switches) = window.end()
-        let loopWakeups = Double((loop.map { $0.statisticsFromAnyThread().wakeups } ?? 0) - wakeupsBefore) / (Double(wall) / 1e9)
-        let stats = RunStats(fires: ended.value - before, cpuNanos: cpu, wallNanos: wall, voluntarySwitches: switches)
+        let stats = RunStats(fires: ended.value - before, window.end())
+        let loopWakeups = Double((loop.map { $0.statisticsFromAnyThread().wakeups } ?? 0) - wakeupsBefore) / stats.seconds
         for task in tasks { task.cancel() }
         blockingAwait { for task in tasks { await task.value } }
         loop?.stop()
