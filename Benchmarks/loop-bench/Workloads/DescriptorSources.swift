@@ -135,17 +135,10 @@ enum DescriptorSources: Workload {
             loop.add(source, forMode: .default)
             return source
         }
-        let add = Clock.monotonic() - t0
-        active.startSender()
-        loop.run()
-        active.probe.joinSender()
-        let before = active.startFeeding()
-        let window = ProcessWindow()
-        loop.run(mode: .default, for: .seconds(feedSeconds))
-        let wall = window.end().wallNanos
-        let feeds = active.feeds.load(ordering: .relaxed) - before
+        let outcome = latencyAndFeed(active, add: Clock.monotonic() - t0, wait: { loop.run() },
+                                     feed: { loop.run(mode: .default, for: .seconds(feedSeconds)) })
         for source in sources { source.invalidate() }
-        return (add, active.probe.latencies, feeds, wall)
+        return outcome
     }
 
     private static func libev(_ pipes: Pipes, _ active: Active, samples: Int, feedSeconds: Double) -> Outcome {
@@ -178,7 +171,7 @@ enum DescriptorSources: Workload {
             source.activate()
             return source
         }
-        let outcome = latencyAndFeed(active, add: Clock.monotonic() - t0, done: done, seconds: feedSeconds)
+        let outcome = latencyAndFeed(active, add: Clock.monotonic() - t0, wait: { done.wait() }, feed: { sleepThread(feedSeconds) })
         let cancelled = DispatchGroup()
         for source in sources {
             cancelled.enter()
@@ -205,20 +198,21 @@ enum DescriptorSources: Workload {
                 .takingOwnershipOfDescriptor(input: fd)
         }
         let channels = futures.map { try! $0.wait() }
-        let outcome = latencyAndFeed(active, add: Clock.monotonic() - t0, done: done, seconds: feedSeconds)
+        let outcome = latencyAndFeed(active, add: Clock.monotonic() - t0, wait: { done.wait() }, feed: { sleepThread(feedSeconds) })
         for channel in channels { try? channel.close().wait() }
         return outcome
     }
 
-    /// The latency and feeding phases of a peer with threads of its own: the measuring
-    /// thread waits for the last sample's `done`, then sleeps through the feeding window.
-    private static func latencyAndFeed(_ active: Active, add: Int64, done: DispatchSemaphore, seconds: Double) -> Outcome {
+    /// The latency and feeding phases of every peer but libev: `wait` returns after the last
+    /// sample was handled, `feed` lasts the feeding window (it runs the loop, or sleeps while
+    /// the peer's own threads feed).
+    private static func latencyAndFeed(_ active: Active, add: Int64, wait: () -> Void, feed: () -> Void) -> Outcome {
         active.startSender()
-        done.wait()
+        wait()
         active.probe.joinSender()
         let before = active.startFeeding()
         let window = ProcessWindow()
-        sleepThread(seconds)
+        feed()
         let wall = window.end().wallNanos
         let feeds = active.feeds.load(ordering: .relaxed) - before
         active.feeding.store(false, ordering: .relaxed)
