@@ -1,5 +1,4 @@
 import AsyncAlgorithms
-import Dispatch
 import Foundation
 import NIOCore
 import Synchronization

@@ -1,5 +1,4 @@
 import CLibevBench
-import CoreFoundation
 import Foundation
 import RunLoopKit
 

@@ -1,5 +1,4 @@
 import AsyncAlgorithms
-import Foundation
 import RunLoopKit
 
 /// Workload 10: 1,000 tasks looping on a 0.2 s sleep with 0.1 s tolerance: wakes/s, CPU,

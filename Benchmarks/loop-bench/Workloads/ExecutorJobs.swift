@@ -1,6 +1,5 @@
 import CLibevBench
 import CoreFoundation
-import Dispatch
 import Foundation
 import NIOCore
 import RunLoopKit

@@ -1,6 +1,5 @@
 import CRunLoopKitGLib
 import CLibevBench
-import Dispatch
 import Foundation
 import RunLoopKit
 import RunLoopKitGLib

@@ -1,6 +1,5 @@
 import CRunLoopKitGLib
 import Foundation
-import Glibc
 import RunLoopKit
 import RunLoopKitGLib
 
