@@ -18,13 +18,6 @@ enum AsyncSleeps: Workload {
         .nio: "no Clock: a sleep there is a scheduled task's future",
     ]
 
-    /// How the tasks sleep.
-    private enum Sleeper {
-        case taskSleep, timerSequence
-        /// `loop.clock.sleep`, from tasks on the pool or preferring the loop.
-        case loopClock(onLoop: Bool)
-    }
-
     /// The figures of one run, in this order.
     private enum Figure: Int {
         case wakes, cpu, sleeps, lateMedian, lateMax, beyond, early, loopWakeups
@@ -39,15 +32,10 @@ enum AsyncSleeps: Workload {
         var onLoop: [[Double]] = []
         for _ in 0..<plan.repetitions {
             for peer in plan.peers where [.runLoopKit, .taskSleep, .timerSequence].contains(peer) {
-                let sleeper: Sleeper = switch peer {
-                case .taskSleep: .taskSleep
-                case .timerSequence: .timerSequence
-                default: .loopClock(onLoop: false)
-                }
-                figures[peer, default: []].append(run(sleeper, phases: phases, seconds: plan.coalescingSeconds))
+                figures[peer, default: []].append(run(peer, phases: phases, seconds: plan.coalescingSeconds))
             }
             if plan.peers.contains(.runLoopKit) {
-                onLoop.append(run(.loopClock(onLoop: true), phases: phases, seconds: plan.coalescingSeconds))
+                onLoop.append(run(.runLoopKit, preferringLoop: true, phases: phases, seconds: plan.coalescingSeconds))
             }
         }
         func row(_ metric: String, _ unit: String, better: Row.Better = .lower, _ figure: Figure) -> Row {
@@ -86,17 +74,18 @@ enum AsyncSleeps: Workload {
         ]
     }
 
-    /// Runs the tasks for `seconds` (after one interval to settle): the window's ``Figure``s,
-    /// from each sleep's lateness (ns) and the process's and the loop's counters.
-    private static func run(_ sleeper: Sleeper, phases: [Double], seconds: Double) -> [Double] {
+    /// Runs `peer`'s tasks for `seconds` (after one interval to settle): the window's
+    /// ``Figure``s, from each sleep's lateness (ns) and the process's and the loop's counters.
+    /// RunLoopKit's tasks sleep on `loop.clock`, on the pool or `preferringLoop`.
+    private static func run(_ peer: Peer, preferringLoop: Bool = false, phases: [Double], seconds: Double) -> [Double] {
         let log = FireLog(capacity: Int(Double(count) / interval * (seconds + 1.5)))
         Quiet.wait()
         let ended = AtomicCounter()
-        let loop: EVRunLoop? = if case .loopClock = sleeper { LoopThread.startRunning() } else { nil }
+        let loop: EVRunLoop? = peer == .runLoopKit ? LoopThread.startRunning() : nil
         let tasks = phases.map { phase in
             let body: @Sendable () async -> Void = {
                 try? await Task.sleep(for: .seconds(double: phase))
-                if case .timerSequence = sleeper {
+                if peer == .timerSequence {
                     var next = Clock.monotonic() + Int64(interval * 1e9)
                     for await _ in AsyncTimerSequence(interval: .seconds(double: interval),
                                                       tolerance: .seconds(double: tolerance), clock: SuspendingClock()) {
@@ -122,7 +111,7 @@ enum AsyncSleeps: Workload {
                     log.record(0, value: Clock.monotonic() - asked)
                 }
             }
-            if case .loopClock(onLoop: true) = sleeper, let loop {
+            if preferringLoop, let loop {
                 return Task(executorPreference: loop, operation: body)
             }
             return Task.detached(operation: body)
