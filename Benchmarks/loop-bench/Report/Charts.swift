@@ -8,7 +8,7 @@ enum Charts {
     /// One chart: its file name's suffix, its caption in the report, and its SVG.
     typealias Chart = (slug: String, caption: String, svg: String)
 
-    static func all(rows: [Row], data: ChartData) -> [Chart] {
+    static func all(data: ChartData) -> [Chart] {
         var charts: [Chart] = []
         let cpu = data.series("cpu-per-fire")
         if !cpu.isEmpty {

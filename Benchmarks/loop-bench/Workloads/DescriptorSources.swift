@@ -64,7 +64,7 @@ enum DescriptorSources: Workload {
         let active = Active(samples: samples, writeEnd: pipes.activeWrite)
         let (add, latencies, feeds, wall) = switch peer {
         case .runLoopKit: onFreshThread { runLoopKit(pipes, active, feedSeconds: feedSeconds) }
-        case .libev: onFreshThread { libev(pipes, active, samples: samples, feedSeconds: feedSeconds) }
+        case .libev: onFreshThread { libev(pipes, samples: samples, feedSeconds: feedSeconds) }
         case .dispatch: dispatch(pipes, active, feedSeconds: feedSeconds)
         case .nio: nio(pipes, active, feedSeconds: feedSeconds)
         default: fatalError("loop-bench descriptors: \(peer.rawValue) watches no descriptor")
@@ -140,7 +140,7 @@ enum DescriptorSources: Workload {
         return outcome
     }
 
-    private static func libev(_ pipes: Pipes, _ active: Active, samples: Int, feedSeconds: Double) -> Outcome {
+    private static func libev(_ pipes: Pipes, samples: Int, feedSeconds: Double) -> Outcome {
         var (add, feeds, wall) = (Int64(0), Int64(0), Int64(0))
         var latencies = [Int64](repeating: 0, count: samples)
         let status = pipes.readEnds.withUnsafeBufferPointer { fds in
