@@ -23,16 +23,13 @@ enum GLibIterationCost: Workload {
     /// Iterations before the counted ones.
     static let warmUp = 20
 
-    static let unavailable = Peer.allBut(.runLoopKit, reason:
-        "GLib's loop, hosted in RunLoopKit's or with RunLoopKit in it: each variant's figure is in the RunLoopKit column, GLib's own in a row of its own")
-
     static func measure(_ plan: Plan) -> [Row] {
         guard plan.peers.contains(.runLoopKit) else { return [] }
         return watchCounts.flatMap { cpuRows(plan, watches: $0) } + watchCounts.flatMap { instructionRows(plan, watches: $0) }
     }
 
     private static func row(_ metric: String, unit: String, _ values: [Double]) -> Row {
-        Row.make(name, metric, unit: unit, values: [.runLoopKit: values], unavailable: unavailable)
+        Row.make(name, metric, unit: unit, values: [.runLoopKit: values], unavailable: GLibBothWays.unavailable)
     }
 
     private static func cpuRows(_ plan: Plan, watches: Int) -> [Row] {
@@ -56,9 +53,9 @@ enum GLibIterationCost: Workload {
     }
 
     private static func instructionRows(_ plan: Plan, watches: Int) -> [Row] {
-        var unavailableReason = ""
-        guard let callgrind = Callgrind(unavailable: &unavailableReason) else {
-            FileHandle.standardError.write(Data("loop-bench: \(name) instructions \(unavailableReason)\n".utf8))
+        var unavailable = ""
+        guard let callgrind = Callgrind(unavailable: &unavailable) else {
+            FileHandle.standardError.write(Data("loop-bench: \(name) instructions \(unavailable)\n".utf8))
             return []
         }
         // The difference of a run of 2I and one of I iterations, over I: the setup (the first
