@@ -68,12 +68,8 @@ extension TimerRun {
                 var deadline = base + .nanoseconds(afterNanos(index))
                 let id = Int32(index)
                 tasks.append(Task.detached {
-                    while true {
-                        do {
-                            try await Task.sleep(until: deadline, tolerance: tolerance, clock: .continuous)
-                        } catch {
-                            return
-                        }
+                    // Until the sleep throws: the task was cancelled.
+                    while (try? await Task.sleep(until: deadline, tolerance: tolerance, clock: .continuous)) != nil {
                         fires.increment()
                         log?.record(id)
                         deadline += interval
