@@ -260,16 +260,15 @@ enum GLibBothWays: Workload {
         return sink.latencies.withLock { $0 }
     }
 
-    /// Runs `body` on the main loop of `variant` after `settle` seconds, in a window of
-    /// `seconds` (a `ProcessWindow`), and returns what `end` makes of the window.
-    private static func window<Figures>(_ variant: Variant, settle: UInt32, seconds: Double,
-                                        start: @escaping () -> Void = {},
-                                        end: @escaping ((cpuNanos: Int64, wallNanos: Int64, voluntarySwitches: Int64)) -> Figures) -> Figures {
+    /// Runs the main loop of `variant`; after `settle` ms, `start` and a window of `seconds` (a
+    /// `ProcessWindow`): the figures `end` makes of the window's counters.
+    private static func window(_ variant: Variant, settle: UInt32, seconds: Double, start: @escaping () -> Void = {},
+                               end: @escaping (RunStats) -> [Double]) -> [Double] {
         var window: ProcessWindow?
-        var figures: Figures?
+        var figures: [Double]?
         withMainLoop(variant) { quit in
             let stop = Callback {
-                figures = end(window!.end())
+                figures = end(RunStats(fires: 0, window!.end()))
                 quit()
                 return false
             }
@@ -288,11 +287,10 @@ enum GLibBothWays: Workload {
     /// Runs `variant` with nothing due for `seconds` after a 0.2 s settling run: wakes/s beyond
     /// the window's one wait, CPU %.
     private static func idle(_ variant: Variant, seconds: Double) -> [Double] {
-        window(variant, settle: 200, seconds: seconds) { figures in
-            let wall = Double(figures.wallNanos) / 1e9
+        window(variant, settle: 200, seconds: seconds) { stats in
             // A loop that never waits (the re-armed idle) has no wait to take away: 0, and its
             // CPU row says why.
-            return [Double(max(figures.voluntarySwitches - 1, 0)) / wall, Double(figures.cpuNanos) / Double(figures.wallNanos) * 100]
+            [Double(max(stats.voluntarySwitches - 1, 0)) / stats.seconds, stats.cpuPercent]
         }
     }
 
@@ -329,10 +327,8 @@ enum GLibBothWays: Workload {
         for timer in timers { EVRunLoop.main.add(timer, forMode: .default) }
         var fires0 = 0
         let figures = window(.attached, settle: 1_000, seconds: seconds, start: { fires0 = EVRunLoop.main.statistics.timerFires }) {
-            let (cpu, wall, switches) = $0
-            let fires = EVRunLoop.main.statistics.timerFires - fires0
-            let seconds = Double(wall) / 1e9
-            return [Double(switches - 1) / seconds, Double(cpu) / Double(wall) * 100, Double(fires) / seconds]
+            [Double($0.voluntarySwitches - 1) / $0.seconds, $0.cpuPercent,
+             Double(EVRunLoop.main.statistics.timerFires - fires0) / $0.seconds]
         }
         for timer in timers { timer.invalidate() }
         return figures
