@@ -64,11 +64,8 @@ enum Pairs {
     /// `unavailable` with, above ``largestForAllPeers``, a reason for every unpaired peer.
     static func unavailable(_ unavailable: [Peer: String] = [:], count: Int) -> [Peer: String] {
         guard count > largestForAllPeers else { return unavailable }
-        var reasons = unavailable
-        for peer in others(Peer.allCases) where reasons[peer] == nil {
-            reasons[peer] = "only RunLoopKit and libev are measured above N = \(largestForAllPeers.grouped) (the other peers would take minutes per measurement)"
-        }
-        return reasons
+        let reason = "only RunLoopKit and libev are measured above N = \(largestForAllPeers.grouped) (the other peers would take minutes per measurement)"
+        return unavailable.merging(Peer.allBut(.runLoopKit, .libev, reason: reason)) { own, _ in own }
     }
 }
 
