@@ -169,8 +169,7 @@ enum ChildExits: Workload {
         var zombies = 0
         let deadline = lb_monotonic_ns() + 1_000_000_000
         while true {
-            var status: Int32 = 0
-            let pid = waitpid(-1, &status, WNOHANG)
+            let pid = waitpid(-1, nil, WNOHANG)
             if pid > 0 {
                 zombies += 1
             } else if pid == 0, lb_monotonic_ns() < deadline {
