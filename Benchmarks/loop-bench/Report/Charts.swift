@@ -81,8 +81,6 @@ enum Charts {
 
     /// `BENCHMARKS-<slug>.svg` in the report's folder.
     static func path(of chart: Chart, nextTo report: String) -> String {
-        let url = URL(fileURLWithPath: report)
-        let base = url.deletingPathExtension().lastPathComponent
-        return url.deletingLastPathComponent().appendingPathComponent("\(base)-\(chart.slug).svg").path
+        URL(fileURLWithPath: report).deletingPathExtension().path + "-\(chart.slug).svg"
     }
 }
