@@ -393,29 +393,22 @@ int lb_descriptors(int32_t count, const int32_t *read_fds, int32_t active_write_
 
 int lb_idle_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 
-typedef struct {
-    struct ev_loop *loop;
-    ev_timer *timers;
-} timer_set;
-
+// The set is its loop, the timers its user data.
 void *lb_timer_set_create(int32_t count) {
-    timer_set *set = malloc(sizeof(timer_set));
-    if (!set) return NULL;
-    set->loop = ev_loop_new(EVFLAG_AUTO);
-    set->timers = malloc(sizeof(ev_timer) * (size_t)(count > 0 ? count : 1));
-    if (!set->loop || !set->timers) return NULL;
+    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+    ev_timer *timers = malloc(sizeof(ev_timer) * (size_t)(count > 0 ? count : 1));
+    if (!loop || !timers) return NULL;
+    ev_set_userdata(loop, timers);
     for (int32_t i = 0; i < count; i++) {
-        ev_timer_init(&set->timers[i], never_fired, 3600. + i * 1e-6, 0.);
-        ev_timer_start(set->loop, &set->timers[i]);
+        ev_timer_init(&timers[i], never_fired, 3600. + i * 1e-6, 0.);
+        ev_timer_start(loop, &timers[i]);
     }
-    return set;
+    return loop;
 }
 
-void lb_timer_set_destroy(void *opaque) {
-    timer_set *set = opaque;
-    ev_loop_destroy(set->loop);
-    free(set->timers);
-    free(set);
+void lb_timer_set_destroy(void *loop) {
+    free(ev_userdata(loop));
+    ev_loop_destroy(loop);
 }
 
 extern char **environ;

@@ -124,7 +124,7 @@ struct LoopBench: ParsableCommand {
             print(MarkdownTable.render(rows))
         }
         if let write {
-            let charts = Charts.all(rows: rows, data: ChartData.shared)
+            let charts = Charts.all(data: ChartData.shared)
             let text = BenchmarksFile.render(machine: machine, plan: plan, quick: quick,
                                              workloads: chosen, rows: rows, charts: charts, reportPath: write)
             try text.write(toFile: write, atomically: true, encoding: .utf8)

@@ -1,7 +1,6 @@
 import CLibevBench
 import Foundation
 import RunLoopKit
-import Synchronization
 
 /// The workloads of the gated instruction rows (``Gates``): one thread, one loop, no wait,
 /// so that callgrind counts the same on any machine. The counted part is `measuredGate`,

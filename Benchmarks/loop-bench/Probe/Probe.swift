@@ -14,24 +14,16 @@ enum Probe {
         let run: @Sendable (Peer, [Double]) -> [(String, Double)]
     }
 
-    static let modes: [Mode] = measuringModes + gateModes
-
-    /// The workloads' own probes.
-    static let measuringModes: [Mode] = [
+    /// The workloads' own probes, then the gated rows' (``GateProbes``: RunLoopKit only, one
+    /// thread, no wait).
+    static let modes: [Mode] = [
         Mode(name: "fire-libev", usage: "N MS",
              summary: "N repeating 1 ms timers made for one date, run for MS ms (the fire workload, RunLoopKit on its libev backend); fires and CPU ns per fire") { peer, a in
-            let run = TimerRun(interval: FireThroughput.interval, firstAfter: Array(repeating: FireThroughput.interval, count: Int(a[0])),
-                               seconds: a[1] / 1_000)
-            let stats = run.run(on: peer, log: nil).stats
-            return [("operations", Double(stats.fires)), ("cpu_ns_per_fire", stats.cpuPerFire), ("fires_per_s", stats.firesPerSecond)]
+            fire(peer, count: a[0], milliseconds: a[1])
         },
         Mode(name: "fire-observed", usage: "N MS K",
              summary: "the fire-libev probe with the loop recording K: 0 nothing, 1 its metrics, 2 a trace, 3 stall reports (the observing workload); fires and CPU ns per fire") { peer, a in
-            var run = TimerRun(interval: FireThroughput.interval, firstAfter: Array(repeating: FireThroughput.interval, count: Int(a[0])),
-                               seconds: a[1] / 1_000)
-            run.observing = TimerRun.Observing(rawValue: Int(a[2])) ?? .nothing
-            let stats = run.run(on: peer, log: nil).stats
-            return [("operations", Double(stats.fires)), ("cpu_ns_per_fire", stats.cpuPerFire)]
+            fire(peer, count: a[0], milliseconds: a[1], observing: TimerRun.Observing(rawValue: Int(a[2])) ?? .nothing)
         },
         Mode(name: "schedule", usage: "N",
              summary: "create + add N one-shot timers 1-2 s away, invalidate them in random order, twice on one fresh thread (the schedule workload); ns per timer of the second round") { peer, a in
@@ -73,10 +65,6 @@ enum Probe {
             let (cpu, iterations) = GLibIterationCost.run(variant, watches: Int(a[0]), iterations: Int(a[1]), milliseconds: UInt32(a[3]))
             return [("operations", Double(iterations)), ("cpu_us_per_iteration", cpu)]
         },
-    ]
-
-    /// The gated rows' probes (``GateProbes``): RunLoopKit only, one thread, no wait.
-    static let gateModes: [Mode] = [
         Mode(name: "gate-fire", usage: "N K",
              summary: "N repeating timers already due, fired by one polling pass, the loop recording K (0 nothing, 1 metrics, 2 a trace); fires",
              peers: [.runLoopKit]) { _, a in [("operations", GateProbes.fire(count: Int(a[0]), observing: Int(a[1])))] },
@@ -93,6 +81,16 @@ enum Probe {
         Mode(name: "gate-actor", usage: "N", summary: "N actor calls on the loop's executor from a task on the loop; calls",
              peers: [.runLoopKit]) { _, a in [("operations", GateProbes.actor(count: Int(a[0])))] },
     ]
+
+    /// The fire workload's `count` 1 ms timers run for `milliseconds` on `peer`, the loop
+    /// recording `observing`: fires, CPU ns per fire, fires/s.
+    private static func fire(_ peer: Peer, count: Double, milliseconds: Double, observing: TimerRun.Observing = .nothing) -> [(String, Double)] {
+        var run = TimerRun(interval: FireThroughput.interval, firstAfter: Array(repeating: FireThroughput.interval, count: Int(count)),
+                           seconds: milliseconds / 1_000)
+        run.observing = observing
+        let stats = run.run(on: peer, log: nil).stats
+        return [("operations", Double(stats.fires)), ("cpu_ns_per_fire", stats.cpuPerFire), ("fires_per_s", stats.firesPerSecond)]
+    }
 
     /// The modes for `--help`.
     static var help: String {

@@ -8,7 +8,7 @@ enum Charts {
     /// One chart: its file name's suffix, its caption in the report, and its SVG.
     typealias Chart = (slug: String, caption: String, svg: String)
 
-    static func all(rows: [Row], data: ChartData) -> [Chart] {
+    static func all(data: ChartData) -> [Chart] {
         var charts: [Chart] = []
         let cpu = data.series("cpu-per-fire")
         if !cpu.isEmpty {
@@ -81,8 +81,6 @@ enum Charts {
 
     /// `BENCHMARKS-<slug>.svg` in the report's folder.
     static func path(of chart: Chart, nextTo report: String) -> String {
-        let url = URL(fileURLWithPath: report)
-        let base = url.deletingPathExtension().lastPathComponent
-        return url.deletingLastPathComponent().appendingPathComponent("\(base)-\(chart.slug).svg").path
+        URL(fileURLWithPath: report).deletingPathExtension().path + "-\(chart.slug).svg"
     }
 }

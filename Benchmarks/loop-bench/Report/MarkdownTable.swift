@@ -15,13 +15,8 @@ enum MarkdownTable {
             "|---|---|---|" + Peer.allCases.map { _ in "---:|" }.joined() + "---|---|",
         ]
         for row in rows {
-            let goal = row.goal.map { goal in
-                switch row.goalMet {
-                case true?: "\(goal): met"
-                case false?: "\(goal): **missed**"
-                case nil: goal
-                }
-            } ?? ""
+            let verdict = row.goalMet.map { $0 ? ": met" : ": **missed**" } ?? ""
+            let goal = row.goal.map { $0 + verdict } ?? ""
             let peerCells = Peer.allCases.map { peer -> String in
                 switch row.cells[peer] {
                 case .unavailable(let reason)?: return "n/a [\(note(reason))]"

@@ -27,8 +27,7 @@ enum NumberFormat {
     }
 
     static func ratio(_ ratio: Double?) -> String {
-        guard let ratio else { return "–" }
-        return value(ratio) + "×"
+        ratio.map { value($0) + "×" } ?? "–"
     }
 
     /// The pair ratios of a row measured in interleaved pairs: "1.22× (1.15–1.30)", the

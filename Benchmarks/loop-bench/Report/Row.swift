@@ -47,8 +47,8 @@ struct Row: Codable, Sendable {
     /// The best measured peer other than RunLoopKit, and RunLoopKit's ratio to it (nil when
     /// either median is zero); nil when the row has no better direction or other peer.
     var bestPeer: (peer: Peer, ratio: Double?)? {
-        let candidates = Peer.others.compactMap { peer -> (Peer, Double)? in
-            guard let median = cells[peer]?.summary?.median, median.isFinite, median >= 0 else { return nil }
+        let candidates = Peer.allCases.compactMap { peer -> (Peer, Double)? in
+            guard peer != .runLoopKit, let median = cells[peer]?.summary?.median, median.isFinite, median >= 0 else { return nil }
             return (peer, median)
         }
         let best = switch better {

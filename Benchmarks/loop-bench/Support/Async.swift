@@ -10,9 +10,7 @@ func blockingAwait<Result: Sendable>(_ body: @escaping @Sendable () async -> Res
 
 /// Sleeps the calling thread (not a task) for `seconds`.
 func sleepThread(_ seconds: Double) {
-    var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
-    var remaining = timespec()
-    while nanosleep(&request, &remaining) != 0 { request = remaining }
+    Thread.sleep(forTimeInterval: seconds)
 }
 
 extension Duration {

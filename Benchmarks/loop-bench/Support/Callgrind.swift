@@ -87,23 +87,13 @@ final class Callgrind {
 
     /// The collected events of a callgrind output file: its `totals:` line (or `summary:`).
     static func totals(_ text: String) -> Int64? {
-        let lines = text.split(separator: "\n")
-        for key in ["totals:", "summary:"] {
-            if let line = lines.first(where: { $0.hasPrefix(key) }),
-               let first = line.dropFirst(key.count).split(separator: " ").first {
-                return Int64(first)
-            }
-        }
-        return nil
+        let line = text.split(separator: "\n").first { $0.hasPrefix("totals:") || $0.hasPrefix("summary:") }
+        return line?.split(separator: " ").dropFirst().first.flatMap { Int64($0) }
     }
 
     /// `name=value` in a probe's line.
     static func field(_ name: String, in printed: String) -> Double? {
-        printed.split(whereSeparator: \.isWhitespace).lazy
-            .compactMap { pair -> Double? in
-                let parts = pair.split(separator: "=", maxSplits: 1)
-                return parts.count == 2 && parts[0] == name ? Double(parts[1]) : nil
-            }.first
+        printed.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix(name + "=") }.flatMap { Double($0.dropFirst(name.count + 1)) }
     }
 
     /// The first executable `name` on `PATH`.

@@ -80,9 +80,6 @@ enum Children {
 
     /// The path of this binary (`/proc/self/exe`).
     static func selfExecutable() -> String {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        if length <= 0 { fatalError("loop-bench: readlink(/proc/self/exe) failed") }
-        return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        try! FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
     }
 }

@@ -82,8 +82,7 @@ final class FireLog: Sendable {
     func lateness(firstFire: [Int64], interval: Int64, slack: Int64) -> [Double] {
         (0..<count).map { index in
             let elapsed = time(at: index) - firstFire[Int(id(at: index))]
-            let k = (elapsed + slack).dividedFloor(by: interval)
-            return Double(elapsed - Swift.max(k, 0) * interval)
+            return Double(elapsed - Swift.max((elapsed + slack) / interval, 0) * interval)
         }
     }
 }

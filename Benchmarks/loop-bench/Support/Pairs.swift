@@ -33,11 +33,6 @@ enum Pairs {
         return Outcome(other: other, runLoopKit: figures[.runLoopKit] ?? [], others: figures[other] ?? [])
     }
 
-    /// The peers a workload still measures in this process, as before: all but the pair.
-    static func others(_ peers: [Peer]) -> [Peer] {
-        peers.filter { $0 != .runLoopKit && $0 != .libev }
-    }
-
     /// A child's arguments: a peer key, then `count` numbers; stops the benchmark on others.
     static func arguments(_ arguments: [String], of workload: String, numbers count: Int) -> (Peer, [Double]) {
         let numbers = arguments.dropFirst().compactMap { Double($0) }
@@ -56,19 +51,17 @@ enum Pairs {
     /// peers would take minutes per measurement.
     static let largestForAllPeers = 100_000
 
-    /// ``others(_:)`` at `count`: none above ``largestForAllPeers``.
-    static func others(_ peers: [Peer], count: Int) -> [Peer] {
-        count <= largestForAllPeers ? others(peers) : []
+    /// The peers a workload still measures in this process, as before: all but the pair, and
+    /// none at a `count` above ``largestForAllPeers``.
+    static func others(_ peers: [Peer], count: Int = 0) -> [Peer] {
+        count <= largestForAllPeers ? peers.filter { $0 != .runLoopKit && $0 != .libev } : []
     }
 
     /// `unavailable` with, above ``largestForAllPeers``, a reason for every unpaired peer.
     static func unavailable(_ unavailable: [Peer: String] = [:], count: Int) -> [Peer: String] {
         guard count > largestForAllPeers else { return unavailable }
-        var reasons = unavailable
-        for peer in others(Peer.allCases) where reasons[peer] == nil {
-            reasons[peer] = "only RunLoopKit and libev are measured above N = \(largestForAllPeers.grouped) (the other peers would take minutes per measurement)"
-        }
-        return reasons
+        let reason = "only RunLoopKit and libev are measured above N = \(largestForAllPeers.grouped) (the other peers would take minutes per measurement)"
+        return unavailable.merging(Peer.allBut(.runLoopKit, .libev, reason: reason)) { own, _ in own }
     }
 }
 

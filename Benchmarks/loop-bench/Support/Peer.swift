@@ -19,9 +19,6 @@ enum Peer: String, CaseIterable, Codable, CodingKeyRepresentable, Sendable {
     /// swift-async-algorithms' `AsyncTimerSequence`, one per task.
     case timerSequence = "AsyncTimerSequence"
 
-    /// The peers RunLoopKit is compared against.
-    static let others: [Peer] = allCases.filter { $0 != .runLoopKit }
-
     /// Every peer but `measured`, each with `reason`: the other cells of a row only they fill.
     static func allBut(_ measured: Peer..., reason: String) -> [Peer: String] {
         Dictionary(uniqueKeysWithValues: allCases.filter { !measured.contains($0) }.map { ($0, reason) })

@@ -1,5 +1,4 @@
 import AsyncAlgorithms
-import Dispatch
 import Foundation
 import NIOCore
 import Synchronization
@@ -69,12 +68,8 @@ extension TimerRun {
                 var deadline = base + .nanoseconds(afterNanos(index))
                 let id = Int32(index)
                 tasks.append(Task.detached {
-                    while true {
-                        do {
-                            try await Task.sleep(until: deadline, tolerance: tolerance, clock: .continuous)
-                        } catch {
-                            return
-                        }
+                    // Until the sleep throws: the task was cancelled.
+                    while (try? await Task.sleep(until: deadline, tolerance: tolerance, clock: .continuous)) != nil {
                         fires.increment()
                         log?.record(id)
                         deadline += interval
@@ -93,7 +88,7 @@ extension TimerRun {
     /// set by a first sleep; its grid starts at its first `next()`, just after the task notes it.
     func timerSequence(log: FireLog?) -> Outcome {
         let fires = AtomicCounter()
-        let firstFire = FirstFires(count: firstAfter.count)
+        let firstFires = FireLog(capacity: firstAfter.count)
         var tasks: [Task<Void, Never>] = []
         let tolerance: Duration = .seconds(double: self.tolerance)
         let interval = Duration.nanoseconds(intervalNanos)
@@ -107,7 +102,7 @@ extension TimerRun {
                 let id = Int32(index)
                 tasks.append(Task.detached {
                     try? await clock.sleep(until: phase)
-                    firstFire.set(Int(id), Clock.monotonic() + intervalNanos)
+                    firstFires.record(id, value: Clock.monotonic() + intervalNanos)
                     for await _ in AsyncTimerSequence(interval: interval, tolerance: tolerance, clock: clock) {
                         fires.increment()
                         log?.record(id)
@@ -120,7 +115,7 @@ extension TimerRun {
             for task in all { task.cancel() }
             blockingAwait { for task in all { await task.value } }
         }
-        outcome.firstFire = firstFire.values
+        for (id, first) in firstFires.entries { outcome.firstFire[id] = first }
         return outcome
     }
 }
@@ -162,16 +157,4 @@ final class NIOTimer: Sendable {
         scheduled.value?.cancel()
         scheduled.value = nil
     }
-}
-
-/// Each task's first grid point, written by the task itself (monotonic ns), once per task
-/// before its first fire; read after every task ended.
-final class FirstFires: Sendable {
-    private let storage: Mutex<[Int64]>
-
-    init(count: Int) { storage = Mutex(Array(repeating: 0, count: count)) }
-
-    func set(_ index: Int, _ value: Int64) { storage.withLock { $0[index] = value } }
-
-    var values: [Int64] { storage.withLock { $0 } }
 }

@@ -1,5 +1,4 @@
 import CLibevBench
-import CoreFoundation
 import Foundation
 import RunLoopKit
 
@@ -59,19 +58,12 @@ struct TimerRun: Sendable {
         var timers: [EVTimer] = []
         timers.reserveCapacity(firstAfter.count)
         for (index, after) in firstAfter.enumerated() {
-            let timer: EVTimer
-            let date = start.date.addingTimeInterval(after)
-            let interval = intervals?[index] ?? interval
-            if let log {
-                let id = Int32(index)
-                timer = EVTimer(fireAt: date, interval: interval, repeats: true, tolerance: tolerance) { _ in
-                    log.record(id)
-                }
-            } else {
-                // The loop's statistics count the fires: a counting callout would charge its
-                // thread check to the loop.
-                timer = EVTimer(fireAt: date, interval: interval, repeats: true, tolerance: tolerance) { _ in }
-            }
+            let id = Int32(index)
+            // The loop's statistics count the fires: a counting callout would charge its
+            // thread check to the loop.
+            let fired: @Sendable (EVTimer) -> Void = if let log { { _ in log.record(id) } } else { { _ in } }
+            let timer = EVTimer(fireAt: start.date.addingTimeInterval(after), interval: intervals?[index] ?? interval,
+                                repeats: true, tolerance: tolerance, block: fired)
             loop.add(timer, forMode: .default)
             timers.append(timer)
         }

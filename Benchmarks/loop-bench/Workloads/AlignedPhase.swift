@@ -1,7 +1,6 @@
 import AsyncAlgorithms
 import CLibevBench
 import CoreFoundation
-import Dispatch
 import Foundation
 import NIOCore
 import RunLoopKit

@@ -1,5 +1,4 @@
 import AsyncAlgorithms
-import Foundation
 import RunLoopKit
 
 /// Workload 10: 1,000 tasks looping on a 0.2 s sleep with 0.1 s tolerance: wakes/s, CPU,
@@ -19,13 +18,6 @@ enum AsyncSleeps: Workload {
         .nio: "no Clock: a sleep there is a scheduled task's future",
     ]
 
-    /// How the tasks sleep.
-    private enum Sleeper {
-        case taskSleep, timerSequence
-        /// `loop.clock.sleep`, from tasks on the pool or preferring the loop.
-        case loopClock(onLoop: Bool)
-    }
-
     /// The figures of one run, in this order.
     private enum Figure: Int {
         case wakes, cpu, sleeps, lateMedian, lateMax, beyond, early, loopWakeups
@@ -40,15 +32,10 @@ enum AsyncSleeps: Workload {
         var onLoop: [[Double]] = []
         for _ in 0..<plan.repetitions {
             for peer in plan.peers where [.runLoopKit, .taskSleep, .timerSequence].contains(peer) {
-                let sleeper: Sleeper = switch peer {
-                case .taskSleep: .taskSleep
-                case .timerSequence: .timerSequence
-                default: .loopClock(onLoop: false)
-                }
-                figures[peer, default: []].append(run(sleeper, phases: phases, seconds: plan.coalescingSeconds))
+                figures[peer, default: []].append(run(peer, phases: phases, seconds: plan.coalescingSeconds))
             }
             if plan.peers.contains(.runLoopKit) {
-                onLoop.append(run(.loopClock(onLoop: true), phases: phases, seconds: plan.coalescingSeconds))
+                onLoop.append(run(.runLoopKit, preferringLoop: true, phases: phases, seconds: plan.coalescingSeconds))
             }
         }
         func row(_ metric: String, _ unit: String, better: Row.Better = .lower, _ figure: Figure) -> Row {
@@ -63,22 +50,19 @@ enum AsyncSleeps: Workload {
         }
         let onPool = figures[.runLoopKit] ?? []
         let preferring = "RunLoopKit only: the tasks prefer its loop"
-        // The goal is the loop's: the pool's two threads add their own wakes to the process's
-        // count (at least one each per loop wake that resumes tasks on them).
-        let loopWakes = loopRow("loop.clock, tasks on the pool: the loop thread's own wakeups/s (statistics.wakeups)",
-                                "wakes/s", onPool, .loopWakeups, "RunLoopKit only: its loop's counter")
-            .withGoal("≤ 11 wakes/s") { $0.max <= 11 }
-        let lateRow = row("sleeps later than their tolerance", "%", .beyond).withGoal("none in any repetition") { $0.max == 0 }
-        let earlyRow = row("sleeps ended before their deadline", "sleeps", .early).withGoal("none in any repetition") { $0.max == 0 }
         return [
             row("wakes/s (voluntary context switches), 1,000 tasks (RunLoopKit: loop.clock, tasks on the pool)", "wakes/s", .wakes),
             row("sleeps/s ended (asked 5,000)", "sleeps/s", better: .neither, .sleeps),
             row("CPU, 1,000 sleeping tasks", "%", .cpu),
             row("lateness median (tolerance 0.1 s)", "µs", better: .neither, .lateMedian),
             row("lateness max (tolerance 0.1 s)", "µs", better: .neither, .lateMax),
-            lateRow,
-            earlyRow,
-            loopWakes,
+            row("sleeps later than their tolerance", "%", .beyond).withGoal("none in any repetition") { $0.max == 0 },
+            row("sleeps ended before their deadline", "sleeps", .early).withGoal("none in any repetition") { $0.max == 0 },
+            // The goal is the loop's: the pool's two threads add their own wakes to the process's
+            // count (at least one each per loop wake that resumes tasks on them).
+            loopRow("loop.clock, tasks on the pool: the loop thread's own wakeups/s (statistics.wakeups)",
+                    "wakes/s", onPool, .loopWakeups, "RunLoopKit only: its loop's counter")
+                .withGoal("≤ 11 wakes/s") { $0.max <= 11 },
             loopRow("loop.clock, tasks preferring the loop (Task(executorPreference: loop)): wakes/s", "wakes/s", onLoop, .wakes, preferring),
             loopRow("loop.clock, tasks preferring the loop: the loop thread's own wakeups/s", "wakes/s", onLoop, .loopWakeups,
                     "RunLoopKit only: its loop's counter"),
@@ -87,17 +71,18 @@ enum AsyncSleeps: Workload {
         ]
     }
 
-    /// Runs the tasks for `seconds` (after one interval to settle): the window's ``Figure``s,
-    /// from each sleep's lateness (ns) and the process's and the loop's counters.
-    private static func run(_ sleeper: Sleeper, phases: [Double], seconds: Double) -> [Double] {
+    /// Runs `peer`'s tasks for `seconds` (after one interval to settle): the window's
+    /// ``Figure``s, from each sleep's lateness (ns) and the process's and the loop's counters.
+    /// RunLoopKit's tasks sleep on `loop.clock`, on the pool or `preferringLoop`.
+    private static func run(_ peer: Peer, preferringLoop: Bool = false, phases: [Double], seconds: Double) -> [Double] {
         let log = FireLog(capacity: Int(Double(count) / interval * (seconds + 1.5)))
         Quiet.wait()
         let ended = AtomicCounter()
-        let loop: EVRunLoop? = if case .loopClock = sleeper { LoopThread.startRunning() } else { nil }
+        let loop: EVRunLoop? = peer == .runLoopKit ? LoopThread.startRunning() : nil
         let tasks = phases.map { phase in
             let body: @Sendable () async -> Void = {
                 try? await Task.sleep(for: .seconds(double: phase))
-                if case .timerSequence = sleeper {
+                if peer == .timerSequence {
                     var next = Clock.monotonic() + Int64(interval * 1e9)
                     for await _ in AsyncTimerSequence(interval: .seconds(double: interval),
                                                       tolerance: .seconds(double: tolerance), clock: SuspendingClock()) {
@@ -123,7 +108,7 @@ enum AsyncSleeps: Workload {
                     log.record(0, value: Clock.monotonic() - asked)
                 }
             }
-            if case .loopClock(onLoop: true) = sleeper, let loop {
+            if preferringLoop, let loop {
                 return Task(executorPreference: loop, operation: body)
             }
             return Task.detached(operation: body)
@@ -133,9 +118,8 @@ enum AsyncSleeps: Workload {
         let wakeupsBefore = loop.map { $0.statisticsFromAnyThread().wakeups } ?? 0
         let window = ProcessWindow()
         sleepThread(seconds)
-        let (cpu, wall, switches) = window.end()
-        let loopWakeups = Double((loop.map { $0.statisticsFromAnyThread().wakeups } ?? 0) - wakeupsBefore) / (Double(wall) / 1e9)
-        let stats = RunStats(fires: ended.value - before, cpuNanos: cpu, wallNanos: wall, voluntarySwitches: switches)
+        let stats = RunStats(fires: ended.value - before, window.end())
+        let loopWakeups = Double((loop.map { $0.statisticsFromAnyThread().wakeups } ?? 0) - wakeupsBefore) / stats.seconds
         for task in tasks { task.cancel() }
         blockingAwait { for task in tasks { await task.value } }
         loop?.stop()

@@ -116,7 +116,11 @@ enum ChildExits: Workload {
         let stamp = Stamp()
         return (0..<count).map { _ in
             let start = lb_monotonic_ns()
-            let pid = spawnTrue()
+            var pid: pid_t = 0
+            let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
+            let status = posix_spawn(&pid, "/bin/true", nil, nil, argv, environ)
+            free(argv[0])
+            precondition(status == 0, "loop-bench children: posix_spawn failed (\(status))")
             let source = try! EVSource(childProcess: pid) { source in
                 stamp.nanos.store(lb_monotonic_ns(), ordering: .relaxed)
                 precondition(source.childExit == .exited(0), "loop-bench children: /bin/true ended \(String(describing: source.childExit))")
@@ -150,12 +154,7 @@ enum ChildExits: Workload {
             latencies.reserveCapacity(count)
             for _ in 0..<count {
                 let start = lb_monotonic_ns()
-                let result: ExecutionResult<Void, DiscardedOutput, DiscardedOutput>
-                do {
-                    result = try await run(.path("/bin/true"), output: .discarded)
-                } catch {
-                    fatalError("loop-bench children: swift-subprocess run: \(error)")
-                }
+                let result = try! await run(.path("/bin/true"), output: .discarded)
                 latencies.append(Double(lb_monotonic_ns() - start))
                 precondition(result.terminationStatus == .exited(0),
                              "loop-bench children: /bin/true ended \(result.terminationStatus)")
@@ -164,24 +163,13 @@ enum ChildExits: Workload {
         }
     }
 
-    /// Starts `/bin/true` with `posix_spawn`.
-    private static func spawnTrue() -> pid_t {
-        var pid: pid_t = 0
-        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
-        defer { free(argv[0]) }
-        let status = posix_spawn(&pid, "/bin/true", nil, nil, argv, environ)
-        precondition(status == 0, "loop-bench children: posix_spawn failed (\(status))")
-        return pid
-    }
-
     /// Reaps every child left (each a zombie the peer did not reap) and counts them; waits
     /// up to a second for children still running.
     private static func reapLeftovers() -> Int {
         var zombies = 0
         let deadline = lb_monotonic_ns() + 1_000_000_000
         while true {
-            var status: Int32 = 0
-            let pid = waitpid(-1, &status, WNOHANG)
+            let pid = waitpid(-1, nil, WNOHANG)
             if pid > 0 {
                 zombies += 1
             } else if pid == 0, lb_monotonic_ns() < deadline {

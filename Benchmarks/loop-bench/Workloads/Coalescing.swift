@@ -1,4 +1,3 @@
-import Foundation
 
 /// Workload 3: 1,000 timers at 0.2 s, random phases, tolerance 0 and 0.1 s: wakes/s, CPU %,
 /// lateness. Each run is a process of its own, so that the switches count only its threads,

@@ -1,5 +1,4 @@
 import CLibevBench
-import Dispatch
 import Foundation
 import NIOCore
 import NIOPosix
@@ -65,7 +64,7 @@ enum DescriptorSources: Workload {
         let active = Active(samples: samples, writeEnd: pipes.activeWrite)
         let (add, latencies, feeds, wall) = switch peer {
         case .runLoopKit: onFreshThread { runLoopKit(pipes, active, feedSeconds: feedSeconds) }
-        case .libev: onFreshThread { libev(pipes, active, samples: samples, feedSeconds: feedSeconds) }
+        case .libev: onFreshThread { libev(pipes, samples: samples, feedSeconds: feedSeconds) }
         case .dispatch: dispatch(pipes, active, feedSeconds: feedSeconds)
         case .nio: nio(pipes, active, feedSeconds: feedSeconds)
         default: fatalError("loop-bench descriptors: \(peer.rawValue) watches no descriptor")
@@ -135,20 +134,13 @@ enum DescriptorSources: Workload {
             loop.add(source, forMode: .default)
             return source
         }
-        let add = Clock.monotonic() - t0
-        active.startSender()
-        loop.run()
-        active.probe.joinSender()
-        let before = active.startFeeding()
-        let window = ProcessWindow()
-        loop.run(mode: .default, for: .seconds(feedSeconds))
-        let wall = window.end().wallNanos
-        let feeds = active.feeds.load(ordering: .relaxed) - before
+        let outcome = latencyAndFeed(active, add: Clock.monotonic() - t0, wait: { loop.run() },
+                                     feed: { loop.run(mode: .default, for: .seconds(feedSeconds)) })
         for source in sources { source.invalidate() }
-        return (add, active.probe.latencies, feeds, wall)
+        return outcome
     }
 
-    private static func libev(_ pipes: Pipes, _ active: Active, samples: Int, feedSeconds: Double) -> Outcome {
+    private static func libev(_ pipes: Pipes, samples: Int, feedSeconds: Double) -> Outcome {
         var (add, feeds, wall) = (Int64(0), Int64(0), Int64(0))
         var latencies = [Int64](repeating: 0, count: samples)
         let status = pipes.readEnds.withUnsafeBufferPointer { fds in
@@ -178,7 +170,7 @@ enum DescriptorSources: Workload {
             source.activate()
             return source
         }
-        let outcome = latencyAndFeed(active, add: Clock.monotonic() - t0, done: done, seconds: feedSeconds)
+        let outcome = latencyAndFeed(active, add: Clock.monotonic() - t0, wait: { done.wait() }, feed: { sleepThread(feedSeconds) })
         let cancelled = DispatchGroup()
         for source in sources {
             cancelled.enter()
@@ -205,20 +197,21 @@ enum DescriptorSources: Workload {
                 .takingOwnershipOfDescriptor(input: fd)
         }
         let channels = futures.map { try! $0.wait() }
-        let outcome = latencyAndFeed(active, add: Clock.monotonic() - t0, done: done, seconds: feedSeconds)
+        let outcome = latencyAndFeed(active, add: Clock.monotonic() - t0, wait: { done.wait() }, feed: { sleepThread(feedSeconds) })
         for channel in channels { try? channel.close().wait() }
         return outcome
     }
 
-    /// The latency and feeding phases of a peer with threads of its own: the measuring
-    /// thread waits for the last sample's `done`, then sleeps through the feeding window.
-    private static func latencyAndFeed(_ active: Active, add: Int64, done: DispatchSemaphore, seconds: Double) -> Outcome {
+    /// The latency and feeding phases of every peer but libev: `wait` returns after the last
+    /// sample was handled, `feed` lasts the feeding window (it runs the loop, or sleeps while
+    /// the peer's own threads feed).
+    private static func latencyAndFeed(_ active: Active, add: Int64, wait: () -> Void, feed: () -> Void) -> Outcome {
         active.startSender()
-        done.wait()
+        wait()
         active.probe.joinSender()
         let before = active.startFeeding()
         let window = ProcessWindow()
-        sleepThread(seconds)
+        feed()
         let wall = window.end().wallNanos
         let feeds = active.feeds.load(ordering: .relaxed) - before
         active.feeding.store(false, ordering: .relaxed)

@@ -1,6 +1,5 @@
 import CRunLoopKitGLib
 import CLibevBench
-import Dispatch
 import Foundation
 import RunLoopKit
 import RunLoopKitGLib
@@ -68,20 +67,13 @@ enum GLibBothWays: Workload {
         Row.make(name, metric, unit: unit, better: better, values: [.runLoopKit: values], unavailable: unavailable)
     }
 
-    private static func median(_ values: [Double]) -> Double { Summary(values).median }
-
-    /// Interleaved children, one per key and repetition: each key's figures per repetition.
-    private static func interleaved<Key: Hashable>(_ plan: Plan, _ keys: [Key], _ arguments: (Key) -> [String]) -> [Key: [[Double]]] {
-        Children.interleaved(name, repetitions: plan.repetitions, keys, arguments)
-    }
-
     private static func latencyRows(_ plan: Plan) -> [Row] {
         let samples = plan.glibSamples
         // The goals compare to GLib alone, so every post kind is interleaved with it: the
         // figures of one repetition see the same machine.
         let posts = [Post(variant: .glib), Post(variant: .attached), Post(variant: .attached, actor: true),
                      Post(variant: .tickler), Post(variant: .idle)]
-        let figures = interleaved(plan, posts) {
+        let figures = Children.interleaved(name, repetitions: plan.repetitions, posts) {
             ["latency", $0.variant.rawValue, $0.actor ? "actor" : "queue", String(samples)]
         }
         let n = "\(samples.grouped) posts from another thread, 1–2 ms apart, under g_main_loop_run"
@@ -95,8 +87,8 @@ enum GLibBothWays: Workload {
             if post.variant == .attached {
                 // Judged on the median of the repetitions' ratios, each to GLib's figure of
                 // the same repetition.
-                let ratio = median(zip(values, reference).map { $0[0] / $1 })
-                medianRow = medianRow.withGoal("≤ 1.5× GLib's own g_idle_add (\(NumberFormat.value(median(reference))) µs); "
+                let ratio = Summary(zip(values, reference).map { $0[0] / $1 }).median
+                medianRow = medianRow.withGoal("≤ 1.5× GLib's own g_idle_add (\(NumberFormat.value(Summary(reference).median)) µs); "
                     + "median ratio per repetition \(NumberFormat.value(ratio))×", met: ratio <= 1.5)
             }
             rows += [medianRow, row("\(what) latency p99, \(post.variant.label), \(n)", unit: "µs", values.map { $0[1] })]
@@ -107,7 +99,7 @@ enum GLibBothWays: Workload {
     private static func idleRows(_ plan: Plan) -> [Row] {
         let seconds = plan.glibSeconds
         let variants = [Variant.glib, .attached, .hosted, .tickler, .idle]
-        let figures = interleaved(plan, variants) { ["idle", $0.rawValue, String(seconds)] }
+        let figures = Children.interleaved(name, repetitions: plan.repetitions, variants) { ["idle", $0.rawValue, String(seconds)] }
         let window = "nothing due, \(NumberFormat.value(seconds)) s window"
         return variants.flatMap { variant in
             let wakes = row("idle wakes/s (voluntary switches beyond the window's one wait), \(variant.label), \(window)",
@@ -120,9 +112,11 @@ enum GLibBothWays: Workload {
 
     private static func timeoutRows(_ plan: Plan) -> [Row] {
         let fires = plan.glibTimeoutFires
-        let figures = interleaved(plan, [Variant.glib, .hosted]) { ["timeout", $0.rawValue, String(fires)] }
+        let figures = Children.interleaved(name, repetitions: plan.repetitions, [Variant.glib, .hosted]) {
+            ["timeout", $0.rawValue, String(fires)]
+        }
         let n = "g_timeout_add(10) callback lateness past its ready time, \(fires.grouped) fires"
-        let referenceMedian = median(figures[.glib]!.map { $0[0] })
+        let referenceMedian = Summary(figures[.glib]!.map { $0[0] }).median
         return [Variant.glib, .hosted].flatMap { variant in
             var medianRow = row("\(n) median, \(variant.runLabel)", unit: "µs", figures[variant]!.map { $0[0] })
             if variant == .hosted {
@@ -136,7 +130,9 @@ enum GLibBothWays: Workload {
 
     private static func timerRows(_ plan: Plan) -> [Row] {
         let seconds = plan.glibSeconds
-        let figures = interleaved(plan, [Variant.attached]) { ["timers", $0.rawValue, String(seconds)] }[.attached]!
+        let figures = Children.interleaved(name, repetitions: plan.repetitions, [Variant.attached]) {
+            ["timers", $0.rawValue, String(seconds)]
+        }[.attached]!
         let n = "1,000 RunLoopKit timers (0.2 s, tolerance 0.1 s, random phases), \(Variant.attached.label), g_main_loop_run"
         let wakes = row("wakes/s, \(n)", unit: "wakes/s", figures.map { $0[0] }).withGoal("≤ 11 wakes/s") { $0.max <= 11 }
         let cpu = row("CPU, \(n)", unit: "%", figures.map { $0[1] })
@@ -206,17 +202,15 @@ enum GLibBothWays: Workload {
         }
     }
 
-    /// `EVRunLoop.main` for a zero timeout: what the tickler and the re-armed idle run.
-    private static func runMainOnce() -> Bool {
-        _ = EVRunLoop.main.run(mode: .default, for: .zero)
-        return true
-    }
-
     /// Sets up `variant` on the main thread (GLib's default context), runs `body` there
     /// (it starts what the run needs), runs the loop until `quit` is called, and tears down.
     static func withMainLoop(_ variant: Variant, _ body: (_ quit: @escaping @Sendable () -> Void) -> Void) {
         let mainLoop = MainLoop()
-        let tick = Callback(runMainOnce)
+        // What the tickler and the re-armed idle run: `EVRunLoop.main` for a zero timeout.
+        let tick = Callback {
+            _ = EVRunLoop.main.run(mode: .default, for: .zero)
+            return true
+        }
         var attachment: EVGLibAttachment?
         var host: EVGLibHost?
         var sourceID: guint = 0
@@ -266,16 +260,15 @@ enum GLibBothWays: Workload {
         return sink.latencies.withLock { $0 }
     }
 
-    /// Runs `body` on the main loop of `variant` after `settle` seconds, in a window of
-    /// `seconds` (a `ProcessWindow`), and returns what `end` makes of the window.
-    private static func window<Figures>(_ variant: Variant, settle: UInt32, seconds: Double,
-                                        start: @escaping () -> Void = {},
-                                        end: @escaping ((cpuNanos: Int64, wallNanos: Int64, voluntarySwitches: Int64)) -> Figures) -> Figures {
+    /// Runs the main loop of `variant`; after `settle` ms, `start` and a window of `seconds` (a
+    /// `ProcessWindow`): the figures `end` makes of the window's counters.
+    private static func window(_ variant: Variant, settle: UInt32, seconds: Double, start: @escaping () -> Void = {},
+                               end: @escaping (RunStats) -> [Double]) -> [Double] {
         var window: ProcessWindow?
-        var figures: Figures?
+        var figures: [Double]?
         withMainLoop(variant) { quit in
             let stop = Callback {
-                figures = end(window!.end())
+                figures = end(RunStats(fires: 0, window!.end()))
                 quit()
                 return false
             }
@@ -294,11 +287,10 @@ enum GLibBothWays: Workload {
     /// Runs `variant` with nothing due for `seconds` after a 0.2 s settling run: wakes/s beyond
     /// the window's one wait, CPU %.
     private static func idle(_ variant: Variant, seconds: Double) -> [Double] {
-        window(variant, settle: 200, seconds: seconds) { figures in
-            let wall = Double(figures.wallNanos) / 1e9
+        window(variant, settle: 200, seconds: seconds) { stats in
             // A loop that never waits (the re-armed idle) has no wait to take away: 0, and its
             // CPU row says why.
-            return [Double(max(figures.voluntarySwitches - 1, 0)) / wall, Double(figures.cpuNanos) / Double(figures.wallNanos) * 100]
+            [Double(max(stats.voluntarySwitches - 1, 0)) / stats.seconds, stats.cpuPercent]
         }
     }
 
@@ -335,10 +327,8 @@ enum GLibBothWays: Workload {
         for timer in timers { EVRunLoop.main.add(timer, forMode: .default) }
         var fires0 = 0
         let figures = window(.attached, settle: 1_000, seconds: seconds, start: { fires0 = EVRunLoop.main.statistics.timerFires }) {
-            let (cpu, wall, switches) = $0
-            let fires = EVRunLoop.main.statistics.timerFires - fires0
-            let seconds = Double(wall) / 1e9
-            return [Double(switches - 1) / seconds, Double(cpu) / Double(wall) * 100, Double(fires) / seconds]
+            [Double($0.voluntarySwitches - 1) / $0.seconds, $0.cpuPercent,
+             Double(EVRunLoop.main.statistics.timerFires - fires0) / $0.seconds]
         }
         for timer in timers { timer.invalidate() }
         return figures

@@ -1,6 +1,5 @@
 import CRunLoopKitGLib
 import Foundation
-import Glibc
 import RunLoopKit
 import RunLoopKitGLib
 
@@ -24,19 +23,13 @@ enum GLibIterationCost: Workload {
     /// Iterations before the counted ones.
     static let warmUp = 20
 
-    static let unavailable = Peer.allBut(.runLoopKit, reason:
-        "GLib's loop, hosted in RunLoopKit's or with RunLoopKit in it: each variant's figure is in the RunLoopKit column, GLib's own in a row of its own")
-
     static func measure(_ plan: Plan) -> [Row] {
         guard plan.peers.contains(.runLoopKit) else { return [] }
         return watchCounts.flatMap { cpuRows(plan, watches: $0) } + watchCounts.flatMap { instructionRows(plan, watches: $0) }
     }
 
-    /// The goal at `watches` idle watches: at most GLib's own cost, 1.1× with none.
-    private static func bound(_ watches: Int) -> Double { watches == 0 ? 1.1 : 1.0 }
-
     private static func row(_ metric: String, unit: String, _ values: [Double]) -> Row {
-        Row.make(name, metric, unit: unit, values: [.runLoopKit: values], unavailable: unavailable)
+        Row.make(name, metric, unit: unit, values: [.runLoopKit: values], unavailable: GLibBothWays.unavailable)
     }
 
     private static func cpuRows(_ plan: Plan, watches: Int) -> [Row] {
@@ -45,22 +38,24 @@ enum GLibIterationCost: Workload {
         }.mapValues { $0.map { $0[0] } }
         let n = "CPU per GLib iteration (a 1 ms g_timeout_add), \(watches.grouped) idle descriptor watches, \(plan.glibCostIterations.grouped) iterations"
         let reference = figures[.glib]!
+        // The goal: at most GLib's own cost, 1.1× with no watches.
+        let bound = watches == 0 ? 1.1 : 1.0
         var rows = [row("\(n), \(Variant.glib.runLabel)", unit: "µs", reference)]
         for variant in [Variant.hosted, .attached] {
             let values = figures[variant]!
             let ratios = Summary(zip(values, reference).map { $0 / $1 })
             rows.append(row("\(n), \(variant.runLabel)", unit: "µs", values).withGoal(
-                "≤ \(NumberFormat.value(bound(watches)))× GLib's own (\(NumberFormat.value(Summary(reference).median)) µs); "
+                "≤ \(NumberFormat.value(bound))× GLib's own (\(NumberFormat.value(Summary(reference).median)) µs); "
                     + "ratio per repetition median \(NumberFormat.value(ratios.median))× (\(NumberFormat.value(ratios.min))–\(NumberFormat.value(ratios.max))×)",
-                met: ratios.median <= bound(watches)))
+                met: ratios.median <= bound))
         }
         return rows
     }
 
     private static func instructionRows(_ plan: Plan, watches: Int) -> [Row] {
-        var unavailableReason = ""
-        guard let callgrind = Callgrind(unavailable: &unavailableReason) else {
-            FileHandle.standardError.write(Data("loop-bench: \(name) instructions \(unavailableReason)\n".utf8))
+        var unavailable = ""
+        guard let callgrind = Callgrind(unavailable: &unavailable) else {
+            FileHandle.standardError.write(Data("loop-bench: \(name) instructions \(unavailable)\n".utf8))
             return []
         }
         // The difference of a run of 2I and one of I iterations, over I: the setup (the first

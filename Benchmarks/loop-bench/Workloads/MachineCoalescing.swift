@@ -101,9 +101,7 @@ enum MachineCoalescing: Workload {
             if clusters.cells[.dispatch]?.summary != nil {
                 clusters.cells[.dispatch] = .unavailable(reason: "its wakes are ~1 ms apart: 5 ms merging chains them into a few clusters (see the 1 ms row)")
             }
-            var perLoop = unavailable
-            perLoop[.libev] = "see the .sharedGrid row"
-            perLoop[.dispatch] = "see the .sharedGrid row"
+            let perLoop = unavailable.merging([.libev: "see the .sharedGrid row", .dispatch: "see the .sharedGrid row"]) { $1 }
             return [
                 row("wakes/s of one process (mean over processes)", "wakes/s") { $0.wakesPerProcess }
                     .withGoal("≤ 11 wakes/s") { $0.max <= 11 },
@@ -183,8 +181,7 @@ enum MachineCoalescing: Workload {
         let end = start + Int64(seconds * 1e9)
         let record: Record = switch mode {
         case .sharedGrid, .perLoop: runLoop(mode, phases: phases, end: end)
-        case .libev: runLibev(phases: phases, end: end)
-        case .dispatch: runDispatch(phases: phases, end: end)
+        case .libev, .dispatch: runTimers(mode, phases: phases, end: end)
         }
         let window = Record.window(start: start, seconds: seconds)
         var text = ""
@@ -239,29 +236,19 @@ enum MachineCoalescing: Workload {
         return box.record
     }
 
-    /// Raw libev with the collect interval (``TimerRun/libev(log:wakes:)``).
-    private static func runLibev(phases: [Double], end: Int64) -> Record {
-        let (run, fires) = timerRun(phases: phases, end: end)
-        let wakes = FireLog(capacity: 100_000)
-        let outcome = run.libev(log: fires, wakes: wakes)
-        return Record(wakes: wakes.values.map { ($0, nil) }, fires: datesServed(fires, firstFire: outcome.firstFire))
-    }
-
-    /// Dispatch timer sources on one serial queue (``TimerRun/dispatch(log:)``); a wake is a
-    /// batch of handlers less than 200 µs apart.
-    private static func runDispatch(phases: [Double], end: Int64) -> Record {
-        let (run, fires) = timerRun(phases: phases, end: end)
-        var record = Record(fires: datesServed(fires, firstFire: run.dispatch(log: fires).firstFire))
-        for fire in record.fires {
-            if record.wakes.last.map({ fire.at - $0.at > 200_000 }) ?? true { record.wakes.append((fire.at, nil)) }
+    /// The child's timers from now to `end` on raw libev with the collect interval, which logs
+    /// its wakes (``TimerRun/libev(log:wakes:)``), or on Dispatch timer sources on one serial
+    /// queue (``TimerRun/dispatch(log:)``), whose wake is a batch of handlers less than 200 µs apart.
+    private static func runTimers(_ mode: Mode, phases: [Double], end: Int64) -> Record {
+        let run = TimerRun(interval: interval, firstAfter: phases, tolerance: tolerance, seconds: Double(end - Clock.monotonic()) / 1e9)
+        let fires = FireLog(capacity: Int((run.seconds / interval + 2) * Double(phases.count)))
+        let wakes = FireLog(capacity: mode == .libev ? 100_000 : 0)
+        let outcome = mode == .libev ? run.libev(log: fires, wakes: wakes) : run.dispatch(log: fires)
+        var record = Record(wakes: wakes.values.map { ($0, nil) }, fires: datesServed(fires, firstFire: outcome.firstFire))
+        for fire in record.fires where mode == .dispatch && record.wakes.last.map({ fire.at - $0.at > 200_000 }) ?? true {
+            record.wakes.append((fire.at, nil))
         }
         return record
-    }
-
-    /// The child's timers from now to `end`, and a log with room for their fires.
-    private static func timerRun(phases: [Double], end: Int64) -> (TimerRun, FireLog) {
-        let run = TimerRun(interval: interval, firstAfter: phases, tolerance: tolerance, seconds: Double(end - Clock.monotonic()) / 1e9)
-        return (run, FireLog(capacity: Int((run.seconds / interval + 2) * Double(phases.count))))
     }
 
     /// Each logged fire with the date it served, as CF counts a late repeating timer's: the

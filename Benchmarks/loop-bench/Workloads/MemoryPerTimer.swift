@@ -1,6 +1,5 @@
 import AsyncAlgorithms
 import CLibevBench
-import Dispatch
 import Foundation
 import NIOCore
 import RunLoopKit

@@ -1,5 +1,4 @@
 import CLibevBench
-import Dispatch
 import Foundation
 import NIOCore
 import RunLoopKit
