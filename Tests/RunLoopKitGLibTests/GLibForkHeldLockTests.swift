@@ -27,13 +27,9 @@ struct GLibForkHeldLockTests {
                 if host.isHosting { hosted.signal() }
                 host.unhost()
             }
-            guard gate.waitUntilHeld() else { FileHandle.standardError.write(Data("never held\n".utf8)); exit(1) }
-            let child = HeldLockFork.forkExpectingRefusal(
-                message: ["after fork()", "RunLoopKitGLib's record of the hosted GMainContexts"]
-            ) {
+            let child = gate.forkWhileHeld(expectingRefusal: ["after fork()", "RunLoopKitGLib's record of the hosted GMainContexts"]) {
                 loopOfThisThread().host(mine)
             }
-            gate.letGo()
             let parentHosted = hosted.wait(timeout: .now() + 10) == .success
             FileHandle.standardError.write(Data("child: \(child)\nparent hosted the context: \(parentHosted)\n".utf8))
             exit(0)

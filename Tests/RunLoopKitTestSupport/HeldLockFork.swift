@@ -32,6 +32,18 @@ public enum HeldLockFork {
 
         /// Lets the holding thread go on (the test forked).
         public func letGo() { state.store(2, ordering: .releasing) }
+
+        /// Waits until a thread holds the lock (exits 1, saying "never held", when none does
+        /// in time), forks as ``HeldLockFork/forkExpectingRefusal(message:child:)`` does, then
+        /// lets the holding thread go on. Returns how the child ended.
+        public func forkWhileHeld(expectingRefusal message: [String], child: () -> Void) -> String {
+            guard waitUntilHeld() else {
+                FileHandle.standardError.write(Data("never held\n".utf8))
+                exit(1)
+            }
+            defer { letGo() }
+            return HeldLockFork.forkExpectingRefusal(message: message, child: child)
+        }
     }
 
     /// Forks once; the child runs `child` with its standard error in a file, then exits 0.

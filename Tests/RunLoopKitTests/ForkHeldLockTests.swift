@@ -43,11 +43,9 @@ struct ForkHeldLockTests {
             loop.shared.seams.withLock { $0.performBeforeInboxUnlock = { gate.hold() } }
             let ran = ForkHeldLockTests.Counter()
             Thread.detachNewThread { loop.perform { ran.value.add(1, ordering: .relaxed) } }
-            guard gate.waitUntilHeld() else { FileHandle.standardError.write(Data("never held\n".utf8)); exit(1) }
-            let child = HeldLockFork.forkExpectingRefusal(message: ["after fork()", "the loop's inbox"]) {
+            let child = gate.forkWhileHeld(expectingRefusal: ["after fork()", "the loop's inbox"]) {
                 loop.run(mode: .default, for: .milliseconds(5))
             }
-            gate.letGo()
             let parentRan = ForkHeldLockTests.run(loop) { ran.value.load(ordering: .relaxed) == 1 }
             FileHandle.standardError.write(Data("child: \(child)\nparent ran the block: \(parentRan)\n".utf8))
             exit(0)
@@ -73,11 +71,9 @@ struct ForkHeldLockTests {
                 loop.add(try! EVSource(watching: directory) { _ in }, forMode: .default)
                 added.value.store(1, ordering: .releasing)
             }
-            guard gate.waitUntilHeld() else { FileHandle.standardError.write(Data("never held\n".utf8)); exit(1) }
-            let child = HeldLockFork.forkExpectingRefusal(message: ["after fork()", "the loop's file watches"]) {
+            let child = gate.forkWhileHeld(expectingRefusal: ["after fork()", "the loop's file watches"]) {
                 loop.run(mode: .default, for: .milliseconds(5))
             }
-            gate.letGo()
             let parentAdded = ForkHeldLockTests.run(loop) { added.value.load(ordering: .acquiring) == 1 }
             rmdir(directory)
             FileHandle.standardError.write(Data("child: \(child)\nparent added the source: \(parentAdded)\n".utf8))
@@ -104,12 +100,10 @@ struct ForkHeldLockTests {
                 invalidated.invalidate()
                 done.value.store(1, ordering: .releasing)
             }
-            guard gate.waitUntilHeld() else { FileHandle.standardError.write(Data("never held\n".utf8)); exit(1) }
-            let child = HeldLockFork.forkExpectingRefusal(message: ["after fork()", "the loop's facade"]) {
+            let child = gate.forkWhileHeld(expectingRefusal: ["after fork()", "the loop's facade"]) {
                 kept.tolerance = 1  // reaches the loop through the facade
                 loop.run(mode: .default, for: .milliseconds(5))
             }
-            gate.letGo()
             let parentDone = ForkHeldLockTests.run(loop) { done.value.load(ordering: .acquiring) == 1 && !loop.contains(invalidated, inMode: .default) }
             FileHandle.standardError.write(Data("child: \(child)\nparent removed the timer: \(parentDone)\n".utf8))
             exit(0)
@@ -154,11 +148,9 @@ struct ForkHeldLockTests {
                 loop.syncShutdown()
                 done.value.store(1, ordering: .releasing)
             }
-            guard gate.waitUntilHeld() else { FileHandle.standardError.write(Data("never held\n".utf8)); exit(1) }
-            let child = HeldLockFork.forkExpectingRefusal(message: ["after fork()", lock.name]) {
+            let child = gate.forkWhileHeld(expectingRefusal: ["after fork()", lock.name]) {
                 loop.syncShutdown()
             }
-            gate.letGo()
             let parentDone = ForkHeldLockTests.wait { done.value.load(ordering: .acquiring) == 1 }
             FileHandle.standardError.write(Data("child: \(child)\nparent shut the loop down: \(parentDone)\n".utf8))
             exit(0)

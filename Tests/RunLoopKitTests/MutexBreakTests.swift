@@ -196,14 +196,12 @@ struct MutexBreakTests {
             // A thread reading `loop.metrics` holds this lock while it copies the callout.
             let metrics = loop.metricsStore.load()!
             Thread.detachNewThread { metrics.longest.withLock { _ in gate.hold() } }
-            guard gate.waitUntilHeld() else { ForkedScenario.say("never held"); exit(1) }
-            let child = HeldLockFork.forkExpectingRefusal(message: ["after fork()", "longest callout"]) {
+            let child = gate.forkWhileHeld(expectingRefusal: ["after fork()", "longest callout"]) {
                 // Longer than any callout before: the loop records it as the longest.
                 loop.add(EVTimer(interval: 0.001, repeats: false, label: "long") { _ in usleep(100_000) }, forMode: .default)
                 loop.run(mode: .default, for: .milliseconds(300))
                 _ = loop.metrics
             }
-            gate.letGo()
             ForkedScenario.say("child: \(child)")
             ForkedScenario.say("parent reads its metrics: \(loop.metrics.longestCallout != nil)")
             exit(0)
