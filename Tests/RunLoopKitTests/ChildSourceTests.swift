@@ -242,7 +242,10 @@ struct ChildReaperTests {
     @Test("after 200 children, one after another, no zombie and no descriptor is left", arguments: ChildWatch.allCases)
     func noLeftovers(watch: ChildWatch) async {
         let usingPidfd = watch.usingPidfd
-        await #expect(processExitsWith: .success) { [usingPidfd = usingPidfd as Bool] in
+        // A failed check is a FAIL line (the exit status stays 0, so that the lines reach
+        // this side).
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            [usingPidfd = usingPidfd as Bool] in
             let loop = currentLoopOfThisThread()
             func runChild() -> Bool {
                 let pid = spawnChild(["/bin/true"])
@@ -252,25 +255,25 @@ struct ChildReaperTests {
                 loop.run(mode: .default, for: .seconds(20), returnAfterSourceHandled: true)
                 return seen.value == .exited(0)
             }
-            func openDescriptors() -> Int {
-                (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
-            }
-            let warm = runChild()  // the loop's own descriptors are made here
+            func fail(_ text: String) { FileHandle.standardError.write(Data("FAIL: \(text)\n".utf8)) }
+            if !runChild() { fail("the first child's exit was not seen") }  // the loop's own descriptors are made here
+            openDispatchTimerDescriptors()
             let before = openDescriptors()
-            let allExited = (0..<200).allSatisfy { _ in runChild() }
-            // The test harness's own threads may hold a descriptor for a moment: the fewest
-            // of a few counts is what stays open.
-            var after = openDescriptors()
-            for _ in 0..<50 where after > before {
+            if !(0..<200).allSatisfy({ _ in runChild() }) { fail("a child's exit was not seen") }
+            // The test harness's own threads may hold a descriptor for a moment: what is
+            // still open after a few looks stays open.
+            var left = openDescriptors().filter { before[$0.key] != $0.value }
+            for _ in 0..<50 where !left.isEmpty {
                 usleep(20_000)
-                after = min(after, openDescriptors())
+                left = left.filter { openDescriptors()[$0.key] == $0.value }
             }
+            if !left.isEmpty { fail("left open: \(left.sorted { $0.key < $1.key }); before: \(before.sorted { $0.key < $1.key })") }
             var status: Int32 = 0
-            let noChild = waitpid(-1, &status, WNOHANG) == -1 && errno == ECHILD
-            print("descriptors \(before) → \(after); no child left: \(noChild)")
-            // Which check failed, in the exit code (the runner shows it; the output is not kept).
-            exit(!warm ? 2 : !allExited ? 3 : after > before ? 4 : !noChild ? 5 : 0)
+            if !(waitpid(-1, &status, WNOHANG) == -1 && errno == ECHILD) { fail("a child was left unreaped") }
+            exit(0)
         }
+        let text = standardError(result)
+        #expect(!text.contains("FAIL"), "\(text)")
     }
 
     @Test("a stale descriptor source whose number a child's pidfd took fails, never fires for the child")

@@ -11,12 +11,7 @@ struct FileWatchScaleTests {
     /// How many of the process's descriptors are inotify instances (their `/proc/self/fd`
     /// link reads `anon_inode:inotify`).
     static func inotifyDescriptors() -> Int {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        return names.filter { name in
-            var buffer = [UInt8](repeating: 0, count: 256)
-            let length = buffer.withUnsafeMutableBytes { readlink("/proc/self/fd/\(name)", $0.baseAddress!, $0.count) }
-            return length > 0 && String(decoding: buffer[..<length], as: UTF8.self) == "anon_inode:inotify"
-        }.count
+        openDescriptors().values.filter { $0 == "anon_inode:inotify" }.count
     }
 
     /// Appends one byte to `path` (in place: `IN_MODIFY`, `IN_CLOSE_WRITE`).
