@@ -65,11 +65,6 @@ enum Gates {
             counts[gate.key] = (count.perOperation * 10).rounded() / 10
             if gate.key == "metrics-on" { (metricsOutput, fires) = (count.output, count.operations) }
         }
-        let reads = Callgrind.calls(into: "measuringNow", in: metricsOutput)
-        let extra = counts["metrics-on"]! - counts["fire-1k"]!
-        let readsPerCallout = Double(reads.calls) / fires
-        let readCost = reads.calls > 0 ? Double(reads.instructions) / Double(reads.calls) : 0
-        let metricsBound = readCost + metricsAllowance
         if write {
             let data = try JSONSerialization.data(withJSONObject: counts, options: [.prettyPrinted, .sortedKeys])
             try (String(decoding: data, as: UTF8.self) + "\n").write(toFile: thresholdsPath, atomically: true, encoding: .utf8)
@@ -88,6 +83,7 @@ enum Gates {
                 print("again \(gate.key): \(format(count)) over its bound, recounted \(format(again.perOperation))")
                 count = min(count, (again.perOperation * 10).rounded() / 10)
             }
+            counts[gate.key] = count
             let passed = count <= threshold * (1 + tolerance)
             print("\(passed ? "ok  " : "FAIL") \(gate.key): \(format(count)) \(gate.metric); threshold \(format(threshold)) (+\(Int(tolerance * 100)) %)")
             if !passed {
@@ -96,6 +92,12 @@ enum Gates {
         }
         // The metrics goal is reported, not gated, while the library misses it (PROFILING.md,
         // "Goals missed"): the gate is for regressions, and metrics-on's threshold gates those.
+        // Its difference is of the counts that stand, recounts included.
+        let reads = Callgrind.calls(into: "measuringNow", in: metricsOutput)
+        let extra = counts["metrics-on"]! - counts["fire-1k"]!
+        let readsPerCallout = Double(reads.calls) / fires
+        let readCost = reads.calls > 0 ? Double(reads.instructions) / Double(reads.calls) : 0
+        let metricsBound = readCost + metricsAllowance
         let metricsHeld = extra <= metricsBound && readsPerCallout <= 1.01
         print("\(metricsHeld ? "ok  " : "GOAL MISSED") metrics-per-callout: metrics on − off \(format(extra)) instructions per fire; \(format(readsPerCallout)) counter reads of \(format(readCost)) per callout; goal ≤ one read + \(Int(metricsAllowance)) = \(format(metricsBound))")
         print("loop-bench --check: \(all.count) rows counted in \(format(Date().timeIntervalSince(started))) s")
