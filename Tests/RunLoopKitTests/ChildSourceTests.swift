@@ -265,7 +265,8 @@ struct ChildReaperTests {
             var left = openDescriptors().filter { before[$0.key] != $0.value }
             for _ in 0..<50 where !left.isEmpty {
                 usleep(20_000)
-                left = left.filter { openDescriptors()[$0.key] == $0.value }
+                let now = openDescriptors()
+                left = left.filter { now[$0.key] == $0.value }
             }
             if !left.isEmpty { fail("left open: \(left.sorted { $0.key < $1.key }); before: \(before.sorted { $0.key < $1.key })") }
             var status: Int32 = 0
