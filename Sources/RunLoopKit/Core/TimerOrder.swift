@@ -159,18 +159,8 @@ struct TimerOrder {
     /// The smallest key among entries whose slot passes `accept`; `.max` if none. The heap's
     /// top and the runs' fronts answer unless their timers fail (only inside a nested run).
     func earliestKey(where accept: (Int32) -> Bool) -> Int64 {
-        var best = Int64.max
-        for id in 0..<2 {
-            let run = self.run(withID: id)
-            for offset in 0..<run.count {
-                let entry = run[offset: offset]
-                guard entry.key < best else { break }
-                if !entry.isHole, accept(entry.slot) {
-                    best = entry.key
-                    break
-                }
-            }
-        }
+        var best = Self.earliestKey(in: run, before: .max, where: accept)
+        best = Self.earliestKey(in: secondRun, before: best, where: accept)
         guard let top = heap.first, top.key < best else { return best }
         if accept(top.slot) { return top.key }
         var stack = [0]
@@ -184,6 +174,18 @@ struct TimerOrder {
             stack.append(contentsOf: children(of: index))
         }
         return best
+    }
+
+    /// The smallest key before `bound` among `run`'s entries whose slot passes `accept`;
+    /// `bound` if none. (A run passed in, not picked by id: a picked one is a copy of the
+    /// reference, retained and released per call.)
+    private static func earliestKey(in run: SortedRun, before bound: Int64, where accept: (Int32) -> Bool) -> Int64 {
+        for offset in 0..<run.count {
+            let entry = run[offset: offset]
+            guard entry.key < bound else { break }
+            if !entry.isHole, accept(entry.slot) { return entry.key }
+        }
+        return bound
     }
 
     /// The largest key at or before `limit` among entries whose slot passes `accept` (a
