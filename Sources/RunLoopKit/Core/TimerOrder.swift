@@ -30,9 +30,13 @@ struct TimerOrder {
         secondRun = SortedRun(positions: positions, id: 1)
     }
 
-    /// The run whose ``SortedRun/id`` is `id`.
+    /// Calls `body` with the first run, then the second. (Each passed, not picked by id: a
+    /// run picked is a copy of its reference, retained and released per pick.)
     @inline(__always)
-    func run(withID id: Int) -> SortedRun { id == 0 ? run : secondRun }
+    private func forEachRun(_ body: (SortedRun) -> Void) {
+        body(run)
+        body(secondRun)
+    }
 
     var isEmpty: Bool { heap.isEmpty && run.isEmpty && secondRun.isEmpty }
 
@@ -49,7 +53,7 @@ struct TimerOrder {
     /// Whether the entry at `position` is `slot`'s.
     func holds(_ slot: Int32, at position: Int32) -> Bool {
         if let (id, ringIndex) = SortedRun.location(ofPosition: position) {
-            return run(withID: id).holds(slot, atRingIndex: ringIndex)
+            return (id == 0 ? run : secondRun).holds(slot, atRingIndex: ringIndex)
         }
         return position >= 0 && Int(position) < heap.count && heap[Int(position)].slot == slot
     }
@@ -148,8 +152,7 @@ struct TimerOrder {
     /// Calls `body` with the slot of every entry, in no particular order.
     func forEachSlot(_ body: (Int32) -> Void) {
         for index in heap.indices { body(heap[index].slot) }
-        for id in 0..<2 {
-            let run = self.run(withID: id)
+        forEachRun { run in
             for offset in 0..<run.count where !run[offset: offset].isHole { body(run[offset: offset].slot) }
         }
     }
@@ -159,8 +162,17 @@ struct TimerOrder {
     /// The smallest key among entries whose slot passes `accept`; `.max` if none. The heap's
     /// top and the runs' fronts answer unless their timers fail (only inside a nested run).
     func earliestKey(where accept: (Int32) -> Bool) -> Int64 {
-        var best = Self.earliestKey(in: run, before: .max, where: accept)
-        best = Self.earliestKey(in: secondRun, before: best, where: accept)
+        var best = Int64.max
+        forEachRun { run in
+            for offset in 0..<run.count {
+                let entry = run[offset: offset]
+                guard entry.key < best else { break }
+                if !entry.isHole, accept(entry.slot) {
+                    best = entry.key
+                    break
+                }
+            }
+        }
         guard let top = heap.first, top.key < best else { return best }
         if accept(top.slot) { return top.key }
         var stack = [0]
@@ -176,26 +188,13 @@ struct TimerOrder {
         return best
     }
 
-    /// The smallest key before `bound` among `run`'s entries whose slot passes `accept`;
-    /// `bound` if none. (A run passed in, not picked by id: a picked one is a copy of the
-    /// reference, retained and released per call.)
-    private static func earliestKey(in run: SortedRun, before bound: Int64, where accept: (Int32) -> Bool) -> Int64 {
-        for offset in 0..<run.count {
-            let entry = run[offset: offset]
-            guard entry.key < bound else { break }
-            if !entry.isHole, accept(entry.slot) { return entry.key }
-        }
-        return bound
-    }
-
     /// The largest key at or before `limit` among entries whose slot passes `accept` (a
     /// walk of the heap's entries at or before `limit`, the timers the coming wake serves
     /// anyway; each run's are searched from its last one at or before `limit`).
     func latestKey(atOrBefore limit: Int64, where accept: (Int32) -> Bool) -> Int64? {
         var best: Int64?
-        for id in 0..<2 {
-            let run = self.run(withID: id)
-            guard let last = run.lastOffset(atOrBefore: limit) else { continue }
+        forEachRun { run in
+            guard let last = run.lastOffset(atOrBefore: limit) else { return }
             for offset in stride(from: last, through: 0, by: -1) {
                 let entry = run[offset: offset]
                 guard entry.key > best ?? .min else { break }
@@ -220,8 +219,7 @@ struct TimerOrder {
     /// runs' fronts answer unless they fail, when the due entries after them are visited.
     func earliest(dueBy now: Int64, where accept: (Int32) -> Bool) -> HeapEntry? {
         var best: HeapEntry?
-        for id in 0..<2 {
-            let run = self.run(withID: id)
+        forEachRun { run in
             for offset in 0..<run.count {
                 let entry = run[offset: offset]
                 guard entry.key <= now, best.map({ precedes(entry, $0) }) ?? true else { break }
