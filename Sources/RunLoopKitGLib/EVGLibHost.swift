@@ -137,6 +137,9 @@ final class GLibHostState {
     private let label: String
     /// The dispatching block's label, made once: the check queues the block every iteration.
     private let dispatchLabel: String
+    /// The dispatching block's modes (the running mode), kept from the last iteration that
+    /// ran in it: an iteration allocates no array.
+    private var dispatchModes: [EVRunLoop.Mode] = []
     /// GLib's descriptors, watched by the loop.
     private let watches: GLibWatches
 
@@ -196,7 +199,7 @@ final class GLibHostState {
             loop.wakeUp()
             park()
         } else if timeout > 0 {
-            timeoutTimer?.restart(after: .milliseconds(timeout))
+            timeoutTimer?.restart(afterNanoseconds: Int64(timeout) * 1_000_000)
             timeoutParked = false
         } else {
             park()
@@ -260,7 +263,8 @@ final class GLibHostState {
         glibDepth -= 1
         if ready, let mode = loop.currentMode, let dispatchBlock {
             dispatchPending = true
-            loop.perform(inModes: [mode], label: dispatchLabel, dispatchBlock)
+            if dispatchModes.first != mode { dispatchModes = [mode] }
+            loop.perform(inModes: dispatchModes, label: dispatchLabel, dispatchBlock)
         }
         finishUnhostIfDue()
     }

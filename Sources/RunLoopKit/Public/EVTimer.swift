@@ -380,7 +380,13 @@ public final class EVTimer: @unchecked Sendable {
     /// - Parameter delay: how long from now (the loop's now, when the request runs on its
     ///   thread) to the next fire; negative means now.
     public func restart(after delay: Duration) {
-        onLoopThread { timer in timer.move(to: .afterInterval(max(0, delay.nanoseconds))) }
+        restart(afterNanoseconds: delay.nanoseconds)
+    }
+
+    /// ``restart(after:)`` in nanoseconds, for the package's modules: no `Duration`
+    /// arithmetic per call (the GLib host restarts its timeout every iteration).
+    package func restart(afterNanoseconds delay: Int64) {
+        onLoopThread { timer in timer.move(to: .afterInterval(max(0, delay))) }
     }
 
     /// Whether the timer can still fire.
