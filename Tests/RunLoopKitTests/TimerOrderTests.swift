@@ -144,6 +144,34 @@ struct TimerOrderTests {
         #expect(fixture.order.secondRun.count > 0)
     }
 
+    /// With ties outside the window (`exactTies: false`), equal (key, tie) pairs order by the
+    /// records' sequences. A hole left in the second run with the (key, tie) of the first run's
+    /// candidate must be stepped over, not compared: its slot is -1, and a comparison would
+    /// read `records[-1]` (out of bounds) and, on its garbage, stop the walk before a later
+    /// entry of the run that precedes the candidate. (The records are departed timers'
+    /// records, which carry just the sequences the comparisons read.)
+    @Test("earliest(dueBy:) steps over a hole that ties with the best entry so far")
+    func earliestStepsOverATiedHole() {
+        let positions = TimerStore<Int32>()
+        let records = TimerStore<TimerRecord>()
+        let order = TimerOrder(positions: positions, records: records)
+        // (key, sequence) by slot, one tie for all: equal keys compare the sequences.
+        let timers: [(key: Int64, sequence: UInt64)] = [(5, 4), (3, 3), (5, 1), (5, 2)]
+        for (slot, timer) in timers.enumerated() {
+            positions.append(-1)
+            records.append(TimerRecord(departed: timer.sequence))
+            order.push(HeapEntry(key: timer.key, slot: Int32(slot), tie: 1), exactTies: false)
+        }
+        // Slot 0 alone in the first run; 1, 2, 3 in order in the second.
+        #expect(order.run.count == 1 && order.secondRun.count == 3 && order.heap.isEmpty)
+        order.remove(at: positions[2], exactTies: false)  // a hole between slots 1 and 3
+        positions[2] = -1
+        #expect(order.secondRun[offset: 1].isHole)
+        // Slot 1 is rejected; slot 3 (sequence 2) precedes slot 0 (sequence 4).
+        let earliest = order.earliest(dueBy: 5) { $0 != 1 }
+        #expect(earliest?.slot == 3)
+    }
+
     @Test("removing most of a run leaves it compacted and still in order")
     func holesAreCompacted() {
         var fixture = Fixture()

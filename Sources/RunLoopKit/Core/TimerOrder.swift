@@ -222,8 +222,12 @@ struct TimerOrder {
         forEachRun { run in
             for offset in 0..<run.count {
                 let entry = run[offset: offset]
-                guard entry.key <= now, best.map({ precedes(entry, $0) }) ?? true else { break }
-                if !entry.isHole, accept(entry.slot) {
+                guard entry.key <= now else { break }
+                // A hole is stepped over, not compared: its slot (-1) has no record, which
+                // a tie with `best` outside the tie window would read.
+                if entry.isHole { continue }
+                guard best.map({ precedes(entry, $0) }) ?? true else { break }
+                if accept(entry.slot) {
                     best = entry
                     break
                 }
