@@ -260,14 +260,7 @@ struct ChildReaperTests {
             openDispatchTimerDescriptors()
             let before = openDescriptors()
             if !(0..<200).allSatisfy({ _ in runChild() }) { fail("a child's exit was not seen") }
-            // The test harness's own threads may hold a descriptor for a moment: what is
-            // still open after a few looks stays open.
-            var left = openDescriptors().filter { before[$0.key] != $0.value }
-            for _ in 0..<50 where !left.isEmpty {
-                usleep(20_000)
-                let now = openDescriptors()
-                left = left.filter { now[$0.key] == $0.value }
-            }
+            let left = descriptorsLeftOpen(since: before)
             if !left.isEmpty { fail("left open: \(left.sorted { $0.key < $1.key }); before: \(before.sorted { $0.key < $1.key })") }
             var status: Int32 = 0
             if !(waitpid(-1, &status, WNOHANG) == -1 && errno == ECHILD) { fail("a child was left unreaped") }
