@@ -56,7 +56,7 @@ struct TimerOrderTests {
             for (slot, entry) in live {
                 let position = positions[Int(slot)]
                 #expect(order.holds(slot, at: position), "step \(step): slot \(slot) at \(position)")
-                let found = SortedRun.location(ofPosition: position).map { ($0.run == 0 ? order.run : order.secondRun)[ringIndex: $0.ringIndex] }
+                let found = SortedRun.location(ofPosition: position).map { order.run(withID: $0.run)[ringIndex: $0.ringIndex] }
                     ?? heap[Int(position)]
                 #expect(found.rank == entry.rank, "step \(step): slot \(slot)'s entry")
             }

@@ -30,6 +30,11 @@ struct TimerOrder {
         secondRun = SortedRun(positions: positions, id: 1)
     }
 
+    /// The run whose ``SortedRun/id`` is `id` (a copy of its reference: a walk over both
+    /// takes ``forEachRun(_:)``).
+    @inline(__always)
+    func run(withID id: Int) -> SortedRun { id == 0 ? run : secondRun }
+
     /// Calls `body` with the first run, then the second. (Each passed, not picked by id: a
     /// run picked is a copy of its reference, retained and released per pick.)
     @inline(__always)
@@ -53,7 +58,7 @@ struct TimerOrder {
     /// Whether the entry at `position` is `slot`'s.
     func holds(_ slot: Int32, at position: Int32) -> Bool {
         if let (id, ringIndex) = SortedRun.location(ofPosition: position) {
-            return (id == 0 ? run : secondRun).holds(slot, atRingIndex: ringIndex)
+            return run(withID: id).holds(slot, atRingIndex: ringIndex)
         }
         return position >= 0 && Int(position) < heap.count && heap[Int(position)].slot == slot
     }
